@@ -1,0 +1,178 @@
+// Conjugate gradients: the textbook loop on Kokkos Kernels' BLAS (operator
+// matrix-free or an assembled CrsMatrix through spmv), and the fused loop.
+#include <KokkosBlas1_axpby.hpp>
+#include <KokkosBlas1_dot.hpp>
+#include <KokkosSparse_CrsMatrix.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "solvers/poisson/cg_kernels.hpp"
+#include "solvers/poisson/methods.hpp"
+
+namespace portasolve::poisson {
+
+namespace {
+
+template <class T>
+using Flat = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T>
+Flat<T> flat(const View2D<T>& v) {
+  return Flat<T>(v.data(), v.size());
+}
+
+template <class T>
+View2D<T> zero_grid(const char* label, std::int64_t rows, std::int64_t cols) {
+  return View2D<T>(std::string(label), rows, cols);
+}
+
+using Ordinal = int;
+using Offset = std::int64_t;  // 5 entries a row overflow int beyond ~20000^2 points
+
+template <class T>
+using CrsMatrix = KokkosSparse::CrsMatrix<T, Ordinal, Kokkos::Device<ExecSpace, MemSpace>, void, Offset>;
+
+// Row lengths of -L on the whole grid: 1 + interior neighbours for interior
+// points, 0 for the ring (their rows are empty, so spmv leaves q's ring 0).
+struct RowLengths {
+  Kokkos::View<Offset*, MemSpace> row_map;
+  std::int64_t rows, cols;
+  KOKKOS_INLINE_FUNCTION bool interior(std::int64_t i, std::int64_t j) const {
+    return i >= 1 && i < rows - 1 && j >= 1 && j < cols - 1;
+  }
+  KOKKOS_INLINE_FUNCTION Offset length(std::int64_t point) const {
+    const std::int64_t i = point / cols, j = point % cols;
+    if (!interior(i, j)) return 0;
+    return 1 + interior(i - 1, j) + interior(i + 1, j) + interior(i, j - 1) + interior(i, j + 1);
+  }
+  // Exclusive scan into row_map(point), the total into row_map(rows * cols).
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t point, Offset& offset, const bool final) const {
+    const Offset n = point < rows * cols ? length(point) : 0;
+    if (final) row_map(point) = offset;
+    offset += n;
+  }
+};
+
+template <class T>
+struct FillRows {
+  RowLengths lengths;
+  Kokkos::View<Ordinal*, MemSpace> columns;
+  Kokkos::View<T*, MemSpace> values;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t point) const {
+    const std::int64_t i = point / lengths.cols, j = point % lengths.cols;
+    if (!lengths.interior(i, j)) return;
+    Offset k = lengths.row_map(point);
+    const auto add = [&](std::int64_t ni, std::int64_t nj, T value) {
+      if (!lengths.interior(ni, nj)) return;
+      columns(k) = static_cast<Ordinal>(ni * lengths.cols + nj);
+      values(k) = value;
+      ++k;
+    };
+    add(i - 1, j, T(-1));
+    add(i, j - 1, T(-1));
+    add(i, j, T(4));
+    add(i, j + 1, T(-1));
+    add(i + 1, j, T(-1));
+  }
+};
+
+template <class T>
+CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t n = rows * cols;
+  if (n > std::int64_t(std::numeric_limits<Ordinal>::max()))
+    throw std::invalid_argument("cg with the crs operator: " + std::to_string(n) +
+                                " grid points exceed the matrix's 32-bit column indices; use matrix_free");
+  RowLengths lengths{Kokkos::View<Offset*, MemSpace>("poisson_row_map", n + 1), rows, cols};
+  Offset entries = 0;
+  Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(0, n + 1), lengths, entries);
+  Kokkos::View<Ordinal*, MemSpace> columns(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_columns"),
+                                           entries);
+  Kokkos::View<T*, MemSpace> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_values"), entries);
+  Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n), FillRows<T>{lengths, columns, values});
+  return CrsMatrix<T>("poisson_minus_laplacian", static_cast<Ordinal>(n), static_cast<Ordinal>(n), entries, values,
+                      lengths.row_map, columns);
+}
+
+}  // namespace
+
+template <class T>
+void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  View2D<T> r = zero_grid<T>("poisson_cg_r", rows, cols), p = zero_grid<T>("poisson_cg_p", rows, cols),
+            q = zero_grid<T>("poisson_cg_q", rows, cols);
+  const bool assembled = options.cg_operator == CgOperator::crs;
+  CrsMatrix<T> matrix;
+  if (assembled) matrix = assemble<T>(rows, cols);
+  const auto apply = [&] {
+    if (assembled) KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q));
+    else Kokkos::parallel_for("poisson_cg_apply", interior_policy(rows, cols), ApplyOperator<T>{p, q});
+  };
+
+  Kokkos::parallel_for("poisson_cg_residual", interior_policy(rows, cols), InitialResidual<T>{x, rhs, r});
+  Kokkos::deep_copy(p, r);
+  T rr = KokkosBlas::dot(flat(r), flat(r));
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    const std::int64_t check = schedule.next_check(done);
+    for (; done < check; ++done) {
+      apply();
+      const T pq = KokkosBlas::dot(flat(p), flat(q));
+      if (!(pq > 0)) {  // r = 0 exactly, or rounding broke A's positivity
+        schedule.stop(done, residual_norm(x, rhs), "breakdown");
+        return;
+      }
+      const T alpha = rr / pq;
+      KokkosBlas::axpby(alpha, flat(p), T(1), flat(x));
+      KokkosBlas::axpby(-alpha, flat(q), T(1), flat(r));
+      const T rr_next = KokkosBlas::dot(flat(r), flat(r));
+      KokkosBlas::axpby(T(1), flat(r), rr_next / rr, flat(p));
+      rr = rr_next;
+    }
+    stop = schedule.record(done, residual_norm(x, rhs));
+  }
+}
+
+template <class T>
+void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& /*options*/, CheckSchedule& schedule) {
+  using Sum = typename Accumulator<T>::type;
+  using Kernel = FusedCg<T, Sum>;
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  View2D<T> r = zero_grid<T>("poisson_cg_r", rows, cols), p = zero_grid<T>("poisson_cg_p", rows, cols),
+            q = zero_grid<T>("poisson_cg_q", rows, cols);
+  typename Kernel::Scalars scalars("poisson_cg_scalars");
+  const auto host_scalars = Kokkos::create_mirror_view(scalars);
+  Kokkos::parallel_for("poisson_cg_residual", interior_policy(rows, cols), InitialResidual<T>{x, rhs, r});
+  Kokkos::parallel_reduce("poisson_cg_rr", interior_policy(rows, cols), ResidualSquared<T, Sum>{x, rhs},
+                          Kokkos::subview(scalars, 0));
+
+  using Direction = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, typename Kernel::Direction>;
+  using Update = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, typename Kernel::Update>;
+  const Direction direction({1, 1}, {rows - 1, cols - 1});
+  const Update update({1, 1}, {rows - 1, cols - 1});
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    const std::int64_t check = schedule.next_check(done);
+    for (; done < check; ++done) {
+      const Kernel kernel{x, r, p, q, scalars, done};
+      Kokkos::parallel_reduce("poisson_cg_direction", direction, kernel, Kokkos::subview(scalars, int(Kernel::pq_slot)));
+      Kokkos::parallel_reduce("poisson_cg_update", update, kernel, Kokkos::subview(scalars, (done + 1) & 1));
+    }
+    Kokkos::deep_copy(host_scalars, scalars);
+    if (!(host_scalars(Kernel::pq_slot) > 0) && done > 0) {
+      schedule.stop(done, residual_norm(x, rhs), "breakdown");
+      return;
+    }
+    stop = schedule.record(done, residual_norm(x, rhs));
+  }
+}
+
+template void run_cg<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
+template void run_cg<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+template void run_cg_fused<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
+template void run_cg_fused<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&,
+                                   CheckSchedule&);
+
+}  // namespace portasolve::poisson

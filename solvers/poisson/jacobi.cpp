@@ -1,0 +1,99 @@
+// The Jacobi loops: plain (one launch per sweep) and temporally blocked (up to
+// k sweeps per launch), ping-ponging two grids that share the boundary.
+#include <algorithm>
+#include <stdexcept>
+#include <optional>
+#include <utility>
+
+#include "solvers/poisson/jacobi_blocked.hpp"
+#include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/stencil.hpp"
+
+namespace portasolve::poisson {
+
+namespace {
+
+bool host_backend() { return Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible; }
+
+template <class T>
+class BlockedLauncher {
+  using Policy = typename BlockedJacobi<T>::Policy;
+
+  // The largest square region whose two buffers fit the team scratch.
+  static int tile_or_automatic(int tile, int halo) {
+    if (tile > 0) return tile;
+    const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(0));
+    int side = 1;
+    while (BlockedJacobi<T>::scratch_bytes(BlockGeometry{side + 1, side + 1, 0, 1, 1}) <= limit) ++side;
+    return std::max(1, side - 2 * halo);
+  }
+
+ public:
+  BlockedLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+      : geometry_(block_geometry(rows, cols, tile_or_automatic(options.tile_rows, options.sweeps_per_launch),
+                                 tile_or_automatic(options.tile_cols, options.sweeps_per_launch),
+                                 options.sweeps_per_launch)) {
+    // One warp (wavefront) along a row on GPUs; host threads take whole rows.
+    const int vector = host_backend() ? 1 : std::min(Policy::vector_length_max(), 32);
+    const std::size_t scratch = BlockedJacobi<T>::scratch_bytes(geometry_);
+    if (scratch > static_cast<std::size_t>(Policy::scratch_size_max(0)))
+      throw std::invalid_argument("jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
+                                  std::to_string(geometry_.region_cols()) + " region (tile plus halo " +
+                                  std::to_string(geometry_.halo) + ") needs " + std::to_string(scratch) +
+                                  " bytes of team scratch, this backend allows " +
+                                  std::to_string(Policy::scratch_size_max(0)) +
+                                  ": use a smaller tile or fewer sweeps per launch");
+    const int league = geometry_.tiles_down * geometry_.tiles_across;
+    const int rows_in_flight = host_backend() ? 1 : std::max(1, std::min(geometry_.region_rows(), 256 / vector));
+    policy_ = Policy(league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
+  }
+
+  void launch(const BlockedJacobi<T>& kernel) const {
+    Kokkos::parallel_for("poisson_jacobi_blocked", policy_, kernel);
+  }
+  const BlockGeometry& geometry() const { return geometry_; }
+
+ private:
+  BlockGeometry geometry_;
+  typename BlockedJacobi<T>::Policy policy_;
+};
+
+}  // namespace
+
+template <class T>
+void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  View2D<T> current = x;
+  View2D<T> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_jacobi_next"), rows, cols);
+  Kokkos::deep_copy(next, x);  // the boundary, which sweeps never write
+  const T omega = static_cast<T>(options.omega);
+  const bool weighted = options.omega != 1;
+  const bool blocked = options.method == Method::jacobi_blocked;
+  std::optional<BlockedLauncher<T>> blocked_launcher;
+  if (blocked) blocked_launcher.emplace(rows, cols, options);
+
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    const std::int64_t check = schedule.next_check(done);
+    while (done < check) {
+      if (blocked) {
+        const int sweeps = static_cast<int>(std::min<std::int64_t>(options.sweeps_per_launch, check - done));
+        blocked_launcher->launch(
+            BlockedJacobi<T>{current, next, rhs, omega, weighted, blocked_launcher->geometry(), sweeps});
+        done += sweeps;
+      } else {
+        Kokkos::parallel_for("poisson_jacobi", interior_policy(rows, cols),
+                             JacobiSweep<T>{current, next, rhs, omega, weighted});
+        ++done;
+      }
+      std::swap(current, next);
+    }
+    stop = schedule.record(done, residual_norm(current, rhs));
+  }
+  if (current.data() != x.data()) Kokkos::deep_copy(x, current);
+}
+
+template void run_jacobi<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
+template void run_jacobi<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,47 @@
+#include "solvers/poisson/options.hpp"
+
+#include <stdexcept>
+
+namespace portasolve::poisson {
+
+namespace {
+
+template <class Enum>
+Enum from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<Enum>(i);
+  throw std::invalid_argument(std::string("unknown Poisson ") + what + " '" + name + "'");
+}
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument("Poisson solver options: " + message);
+}
+
+}  // namespace
+
+const std::vector<std::string>& method_names() {
+  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused"};
+  return names;
+}
+const std::vector<std::string>& cg_operator_names() {
+  static const std::vector<std::string> names{"matrix_free", "crs"};
+  return names;
+}
+Method method_from_name(const std::string& name) { return from_name<Method>(method_names(), name, "method"); }
+CgOperator cg_operator_from_name(const std::string& name) {
+  return from_name<CgOperator>(cg_operator_names(), name, "CG operator");
+}
+std::string name_of(Method method) { return method_names()[static_cast<std::size_t>(method)]; }
+std::string name_of(CgOperator cg_operator) { return cg_operator_names()[static_cast<std::size_t>(cg_operator)]; }
+
+void check(const SolverOptions& options) {
+  require(options.max_iterations >= 0, "max_iterations must be >= 0");
+  require(options.tolerance >= 0, "tolerance must be >= 0");
+  require(options.check_every >= 1, "check_every must be >= 1");
+  // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
+  require(options.omega > 0 && options.omega <= 1, "omega must be in (0, 1]");
+  require(options.sweeps_per_launch >= 1, "sweeps_per_launch must be >= 1");
+  require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+}
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,45 @@
+#pragma once
+// How a Poisson solve runs. The problem is L X = B on the interior of a
+// rows x cols grid whose outer ring holds fixed (Dirichlet) values; L is the
+// 5-point Laplacian with unit spacing, so one Jacobi sweep is
+//   X'[i,j] = (X[i-1,j] + X[i+1,j] + X[i,j-1] + X[i,j+1] - B[i,j]) / 4.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace portasolve::poisson {
+
+// jacobi: one launch per sweep. jacobi_blocked: `sweeps_per_launch` sweeps per
+// launch inside team scratch. cg: conjugate gradients on Kokkos Kernels'
+// BLAS. cg_fused: the same iteration in two fused kernels per step whose
+// scalars stay on the device, the host reading them only at checks.
+enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
+
+// How cg applies L: a matrix-free stencil functor or an assembled
+// KokkosSparse::CrsMatrix through KokkosSparse::spmv.
+enum class CgOperator { matrix_free, crs };
+
+struct SolverOptions {
+  Method method = Method::jacobi;
+  std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
+  double tolerance = 0;                // relative residual; 0 runs max_iterations
+  std::int64_t check_every = 1000;     // iterations between residual checks
+  double omega = 1;                    // Jacobi weight; 1 is the plain sweep
+  int sweeps_per_launch = 8;           // jacobi_blocked: k, also the halo width
+  // jacobi_blocked: points each team writes; 0 picks the largest square tile
+  // whose region (tile plus halo) fits the backend's team scratch.
+  int tile_rows = 0, tile_cols = 0;
+  CgOperator cg_operator = CgOperator::matrix_free;
+};
+
+const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
+const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
+Method method_from_name(const std::string& name);
+CgOperator cg_operator_from_name(const std::string& name);
+std::string name_of(Method method);
+std::string name_of(CgOperator cg_operator);
+
+// Throws std::invalid_argument naming the first option out of range.
+void check(const SolverOptions& options);
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,69 @@
+#include "solvers/poisson/problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.hpp"
+#include "core/math.hpp"
+
+namespace portasolve::poisson {
+
+double laplacian(const HostGrid& x, std::size_t i, std::size_t j) {
+  return x(i - 1, j) + x(i + 1, j) + x(i, j - 1) + x(i, j + 1) - 4 * x(i, j);
+}
+
+void check_finite(const HostGrid& grid, const std::string& what) {
+  for (std::size_t k = 0; k < grid.values.size(); ++k)
+    if (!std::isfinite(grid.values[k]))
+      throw InputError(what + ": entry (" + std::to_string(k / grid.cols) + ", " + std::to_string(k % grid.cols) +
+                       ") is " + std::to_string(grid.values[k]) + "; every value must be finite");
+}
+
+namespace {
+
+void require_interior(std::size_t rows, std::size_t cols, const char* what) {
+  if (rows < 3 || cols < 3)
+    throw InputError(std::string(what) + " is " + std::to_string(rows) + "x" + std::to_string(cols) +
+                     ": a Poisson grid needs at least 3x3 points (a boundary ring around an interior)");
+}
+
+Problem with_zero_interior(HostGrid rhs, const HostGrid& exact, std::string description) {
+  HostGrid start = exact;
+  for (std::size_t i = 1; i + 1 < start.rows; ++i)
+    for (std::size_t j = 1; j + 1 < start.cols; ++j) start(i, j) = 0;
+  return Problem{std::move(rhs), std::move(start), exact, std::move(description)};
+}
+
+}  // namespace
+
+Problem reconstruction_problem(const HostGrid& image) {
+  require_interior(image.rows, image.cols, "the image");
+  check_finite(image, "the image");
+  HostGrid rhs(image.rows, image.cols);
+  for (std::size_t i = 1; i + 1 < image.rows; ++i)
+    for (std::size_t j = 1; j + 1 < image.cols; ++j) rhs(i, j) = laplacian(image, i, j);
+  return with_zero_interior(std::move(rhs), image, "B = discrete Laplacian of an image; boundary = its outer ring");
+}
+
+double manufactured_solution(double x, double y) {
+  const double pi = math::pi<double>();
+  return std::sin(pi * x) * std::sin(2 * pi * y) + x * x - y / 2 + x * y;
+}
+
+Problem manufactured_problem(std::size_t rows, std::size_t cols) {
+  require_interior(rows, cols, "the manufactured grid");
+  const double h = 1.0 / static_cast<double>(std::max(rows, cols) - 1);
+  const double pi = math::pi<double>();
+  HostGrid exact(rows, cols), rhs(rows, cols);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double x = static_cast<double>(j) * h, y = static_cast<double>(i) * h;
+      exact(i, j) = manufactured_solution(x, y);
+      const double continuous_laplacian = -5 * pi * pi * std::sin(pi * x) * std::sin(2 * pi * y) + 2;
+      rhs(i, j) = h * h * continuous_laplacian;
+    }
+  return with_zero_interior(std::move(rhs), exact,
+                            "manufactured u = sin(pi x) sin(2 pi y) + x^2 - y/2 + x y, h = 1/(max(rows, cols) - 1)");
+}
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,65 @@
+#pragma once
+// Problems on the host in float64, and their copies to and from the device.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/spaces.hpp"
+
+namespace portasolve::poisson {
+
+// A rows x cols grid, row-major.
+struct HostGrid {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;
+
+  HostGrid() = default;
+  HostGrid(std::size_t rows_, std::size_t cols_, double fill = 0) : rows(rows_), cols(cols_), values(rows_ * cols_, fill) {}
+  double& operator()(std::size_t i, std::size_t j) { return values[i * cols + j]; }
+  double operator()(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
+};
+
+struct Problem {
+  HostGrid rhs;                  // B (ring unused)
+  HostGrid start;                // the boundary ring and the initial interior
+  std::optional<HostGrid> exact; // what the solve should approach, if known
+  std::string description;
+};
+
+// The talk's case: B = L image on the interior, the image's ring as boundary,
+// a zero interior to start from. The discrete solution is the image itself.
+Problem reconstruction_problem(const HostGrid& image);
+
+// u(x, y) = sin(pi x) sin(2 pi y) + x^2 - y/2 + x y on x = j h, y = i h with
+// h = 1 / (max(rows, cols) - 1); B = h^2 (Laplacian of u), the boundary is u.
+// The discrete solution differs from u by O(h^2).
+Problem manufactured_problem(std::size_t rows, std::size_t cols);
+double manufactured_solution(double x, double y);
+
+// (L X)[i,j] with unit spacing, interior points only.
+double laplacian(const HostGrid& x, std::size_t i, std::size_t j);
+
+// Throws InputError naming `what` and the first non-finite entry.
+void check_finite(const HostGrid& grid, const std::string& what);
+
+template <class T>
+View2D<T> to_device(const HostGrid& grid, const char* label) {
+  View2D<T> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), grid.rows, grid.cols);
+  const auto host = Kokkos::create_mirror_view(view);
+  for (std::size_t i = 0; i < grid.rows; ++i)
+    for (std::size_t j = 0; j < grid.cols; ++j) host(i, j) = static_cast<T>(grid(i, j));
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+template <class T>
+HostGrid to_host(const View2D<T>& view) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  HostGrid grid(view.extent(0), view.extent(1));
+  for (std::size_t i = 0; i < grid.rows; ++i)
+    for (std::size_t j = 0; j < grid.cols; ++j) grid(i, j) = static_cast<double>(host(i, j));
+  return grid;
+}
+
+}  // namespace portasolve::poisson

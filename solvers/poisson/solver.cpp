@@ -1,0 +1,110 @@
+#include "solvers/poisson/solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "solvers/poisson/check_schedule.hpp"
+#include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/stencil.hpp"
+
+namespace portasolve::poisson {
+
+CheckSchedule::CheckSchedule(const SolverOptions& options, double reference_norm, const CheckCallback& on_check)
+    : options_(options), on_check_(on_check) {
+  report_.reference_norm = reference_norm;
+}
+
+std::int64_t CheckSchedule::next_check(std::int64_t done) const {
+  return std::min(options_.max_iterations, (done / options_.check_every + 1) * options_.check_every);
+}
+
+bool CheckSchedule::record(std::int64_t done, double residual_norm) {
+  // A problem whose zero-interior residual is 0 (B = 0, constant boundary...)
+  // is measured in absolute terms.
+  const double relative = report_.reference_norm > 0 ? residual_norm / report_.reference_norm : residual_norm;
+  if (!std::isfinite(relative))
+    throw SolverError("Poisson " + name_of(options_.method) + ": the residual is not finite after " +
+                      std::to_string(done) + " iterations (diverged or overflowed)");
+  report_.iterations = done;
+  report_.relative_residual = relative;
+  report_.history.push_back({done, relative});
+  if (on_check_) on_check_(report_.history.back());
+  if (options_.tolerance > 0 && relative <= options_.tolerance) {
+    report_.converged = true;
+    report_.stop_reason = "tolerance";
+    return true;
+  }
+  if (done >= options_.max_iterations) {
+    report_.stop_reason = "max_iterations";
+    return true;
+  }
+  return false;
+}
+
+void CheckSchedule::stop(std::int64_t done, double residual_norm, const char* reason) {
+  if (report_.history.empty() || report_.history.back().iteration != done) {
+    if (record(done, residual_norm)) return;
+  }
+  report_.stop_reason = reason;
+}
+
+template <class T>
+double residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
+  using Sum = typename Accumulator<T>::type;
+  Sum sum = 0;
+  Kokkos::parallel_reduce("poisson_residual", interior_policy(x.extent(0), x.extent(1)),
+                          ResidualSquared<T, Sum>{x, rhs}, sum);
+  return std::sqrt(static_cast<double>(sum));
+}
+
+namespace {
+
+template <class T>
+struct ZeroInterior {
+  View2D<T> x;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const { x(i, j) = T(0); }
+};
+
+template <class T>
+double zero_interior_residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
+  View2D<T> start(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_start"), x.extent(0), x.extent(1));
+  Kokkos::deep_copy(start, x);
+  Kokkos::parallel_for("poisson_zero_interior", interior_policy(x.extent(0), x.extent(1)), ZeroInterior<T>{start});
+  return residual_norm(start, rhs);
+}
+
+}  // namespace
+
+template <class T>
+SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  const CheckCallback& on_check) {
+  check(options);
+  if (x.extent(0) < 3 || x.extent(1) < 3)
+    throw std::invalid_argument("Poisson grid " + std::to_string(x.extent(0)) + "x" + std::to_string(x.extent(1)) +
+                                " has no interior: it needs at least 3x3 points");
+  if (rhs.extent(0) != x.extent(0) || rhs.extent(1) != x.extent(1))
+    throw std::invalid_argument("Poisson right-hand side is " + std::to_string(rhs.extent(0)) + "x" +
+                                std::to_string(rhs.extent(1)) + ", the grid " + std::to_string(x.extent(0)) + "x" +
+                                std::to_string(x.extent(1)));
+  CheckSchedule schedule(options, zero_interior_residual_norm(x, rhs), on_check);
+  if (!schedule.record(0, residual_norm(x, rhs))) {
+    switch (options.method) {
+      case Method::jacobi:
+      case Method::jacobi_blocked: run_jacobi(x, rhs, options, schedule); break;
+      case Method::cg: run_cg(x, rhs, options, schedule); break;
+      case Method::cg_fused: run_cg_fused(x, rhs, options, schedule); break;
+    }
+  }
+  return schedule.report();
+}
+
+template SolveReport solve<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&,
+                                  const CheckCallback&);
+template SolveReport solve<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&,
+                                   const CheckCallback&);
+template double residual_norm<float>(const View2D<float>&, const View2D<float>&);
+template double residual_norm<double>(const View2D<double>&, const View2D<double>&);
+
+}  // namespace portasolve::poisson

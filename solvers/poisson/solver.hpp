@@ -1,0 +1,48 @@
+#pragma once
+// One entry point for every method: solve L X = B for the interior of x,
+// x's outer ring being the fixed boundary values.
+//
+// Relative residual: ||B - L X||_2 / ||B - L X_0||_2 over the interior, X_0
+// the boundary with a zero interior (the image-reconstruction talk's starting
+// point), so it does not depend on the initial guess. Sums run in double.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/spaces.hpp"
+#include "solvers/poisson/options.hpp"
+
+namespace portasolve::poisson {
+
+struct ResidualCheck {
+  std::int64_t iteration;
+  double relative_residual;
+};
+
+struct SolveReport {
+  std::int64_t iterations = 0;      // sweeps (Jacobi) or steps (CG) run
+  double relative_residual = 0;     // at the end
+  double reference_norm = 0;        // ||B - L X_0||_2, the denominator
+  bool converged = false;           // tolerance > 0 and reached
+  std::string stop_reason;          // "tolerance", "max_iterations" or "breakdown"
+  std::vector<ResidualCheck> history;  // iteration 0, every check_every, the end
+};
+
+// Called after each residual check (on the host, the device idle); may throw
+// to abandon the solve, e.g. on Ctrl-C.
+using CheckCallback = std::function<void(const ResidualCheck&)>;
+
+// x: the initial guess with the boundary values in, the solution out.
+// rhs: B, the same extents as x (its outer ring is ignored).
+// Throws std::invalid_argument for bad options or extents, SolverError when
+// the iteration produces non-finite values.
+template <class T>
+SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  const CheckCallback& on_check = {});
+
+// ||B - L X||_2 over the interior, summed in double; blocks the host.
+template <class T>
+double residual_norm(const View2D<T>& x, const View2D<T>& rhs);
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,59 @@
+#pragma once
+// The 5-point stencil on a rows x cols grid (LayoutRight, row i, column j):
+// the Jacobi sweep, the residual B - L X, and what every method shares. The
+// outer ring (i = 0, rows-1 or j = 0, cols-1) holds fixed boundary values and
+// is never written.
+#include <cstdint>
+
+#include "core/spaces.hpp"
+
+namespace portasolve::poisson {
+
+// Reductions over the grid accumulate in this type: a float iterate's
+// residual is then its own, not the rounding noise of summing 10^5..10^8
+// float terms (the benchmarks' stopping rule depends on it).
+template <class T>
+struct Accumulator {
+  using type = double;
+};
+
+// The interior as a 2-D range; boundary rows and columns are excluded.
+inline Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>> interior_policy(std::int64_t rows, std::int64_t cols) {
+  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({1, 1}, {rows - 1, cols - 1});
+}
+
+// (L X)[i,j] - B[i,j] solved for X[i,j], optionally relaxed by omega. Shared by
+// the plain and the blocked sweep so both round identically.
+template <class T>
+KOKKOS_INLINE_FUNCTION T jacobi_update(T centre, T up, T down, T left, T right, T rhs, T omega, bool weighted) {
+  const T jacobi = (up + down + left + right - rhs) / T(4);
+  return weighted ? centre + omega * (jacobi - centre) : jacobi;
+}
+
+template <class T>
+struct JacobiSweep {
+  View2D<const T> x;
+  View2D<T> x_next;
+  View2D<const T> rhs;
+  T omega;
+  bool weighted;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
+    x_next(i, j) = jacobi_update(x(i, j), x(i - 1, j), x(i + 1, j), x(i, j - 1), x(i, j + 1), rhs(i, j), omega, weighted);
+  }
+};
+
+// Sum over the interior of (B - L X)^2, each term formed in Sum.
+template <class T, class Sum>
+struct ResidualSquared {
+  View2D<const T> x;
+  View2D<const T> rhs;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j, Sum& sum) const {
+    const Sum laplacian = Sum(x(i - 1, j)) + Sum(x(i + 1, j)) + Sum(x(i, j - 1)) + Sum(x(i, j + 1)) - 4 * Sum(x(i, j));
+    const Sum r = Sum(rhs(i, j)) - laplacian;
+    sum += r * r;
+  }
+};
+
+}  // namespace portasolve::poisson

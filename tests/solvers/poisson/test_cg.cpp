@@ -1,0 +1,106 @@
+// Conjugate gradients (Kokkos Kernels matrix-free and CrsMatrix, and fused):
+// tolerance reached on the true residual, the A-norm of the error decreasing
+// step by step, and all variants following the same iterates.
+#include <gtest/gtest.h>
+
+#include "solvers/poisson/solver.hpp"
+#include "tests/solvers/poisson/reference.hpp"
+
+namespace portasolve::poisson {
+namespace {
+
+using testing::energy_norm;
+
+struct Variant {
+  Method method;
+  CgOperator cg_operator;
+};
+const Variant variants[] = {{Method::cg, CgOperator::matrix_free}, {Method::cg, CgOperator::crs},
+                            {Method::cg_fused, CgOperator::matrix_free}};
+
+template <class T>
+HostGrid run_cg(const Problem& problem, Variant variant, std::int64_t steps, double tolerance,
+                SolveReport* report = nullptr) {
+  SolverOptions options;
+  options.method = variant.method;
+  options.cg_operator = variant.cg_operator;
+  options.max_iterations = steps;
+  options.tolerance = tolerance;
+  options.check_every = 5;
+  auto x = to_device<T>(problem.start, "x");
+  const auto b = to_device<T>(problem.rhs, "b");
+  const SolveReport r = solve(x, b, options);
+  if (report) *report = r;
+  return to_host(x);
+}
+
+TEST(PoissonCg, ReachesToleranceOnTheTrueResidual) {
+  const Problem problem = reconstruction_problem(testing::test_image(30, 45));
+  const double reference = testing::host_residual_norm(problem.start, problem.rhs);
+  for (const Variant variant : variants) {
+    SolveReport report;
+    const HostGrid x = run_cg<double>(problem, variant, 10000, 1e-10, &report);
+    EXPECT_TRUE(report.converged) << name_of(variant.method);
+    EXPECT_EQ(report.stop_reason, "tolerance");
+    EXPECT_LE(testing::host_residual_norm(x, problem.rhs) / reference, 1e-10);
+    // The discrete solution is the image: CG needs far fewer steps than points.
+    EXPECT_LT(report.iterations, 300);
+    EXPECT_LT(testing::max_abs_difference(x, problem.exact.value()), 1e-6);
+
+    const HostGrid x_float = run_cg<float>(problem, variant, 10000, 1e-5, &report);
+    EXPECT_TRUE(report.converged) << name_of(variant.method) << " float";
+    EXPECT_LE(testing::host_residual_norm(x_float, problem.rhs) / reference, 1.5e-5);
+  }
+}
+
+// CG minimises ||x - x*||_A over a growing Krylov space: the error's A-norm
+// must fall at every step. x* is the image (B was built from it). Every
+// variant runs the same arithmetic up to rounding, so the iterates agree.
+TEST(PoissonCg, EnergyNormOfTheErrorDecreasesEveryStep) {
+  const Problem problem = reconstruction_problem(testing::test_image(17, 23));
+  const HostGrid& exact = problem.exact.value();
+  for (const Variant variant : variants) {
+    double previous = energy_norm(problem.start, exact);
+    for (std::int64_t steps = 1; steps <= 40; ++steps) {
+      const HostGrid x = run_cg<double>(problem, variant, steps, 0);
+      const double error = energy_norm(x, exact);
+      EXPECT_LT(error, previous) << name_of(variant.method) << " step " << steps;
+      previous = error;
+      const HostGrid textbook = run_cg<double>(problem, variants[0], steps, 0);
+      EXPECT_LT(testing::max_abs_difference(x, textbook), 1e-9 * 255);
+    }
+  }
+}
+
+TEST(PoissonCg, ManufacturedErrorShrinksWithTheGridSquared) {
+  double previous_error = 0;
+  for (const std::size_t n : {17, 33, 65}) {
+    const Problem problem = manufactured_problem(n, n + n / 2);  // non-square
+    SolveReport report;
+    const HostGrid x = run_cg<double>(problem, variants[2], 100000, 1e-13, &report);
+    ASSERT_TRUE(report.converged);
+    const double error = testing::max_abs_difference(x, problem.exact.value());
+    if (previous_error > 0) {
+      EXPECT_GT(previous_error / error, 3.5) << n;  // O(h^2): 4 when h halves
+      EXPECT_LT(previous_error / error, 4.5) << n;
+    }
+    previous_error = error;
+  }
+}
+
+TEST(PoissonCg, StopsCleanlyWhenTheResidualIsExactlyZero) {
+  // A linear function solves L X = 0 exactly; starting from it leaves r = 0.
+  Problem problem = manufactured_problem(9, 9);
+  for (std::size_t i = 0; i < 9; ++i)
+    for (std::size_t j = 0; j < 9; ++j) problem.start(i, j) = double(i) + 2.0 * double(j);
+  problem.rhs = HostGrid(9, 9);
+  for (const Variant variant : variants) {
+    SolveReport report;
+    const HostGrid x = run_cg<double>(problem, variant, 20, 0, &report);
+    EXPECT_EQ(testing::max_abs_difference(x, problem.start), 0.0) << name_of(variant.method);
+    EXPECT_TRUE(std::isfinite(report.relative_residual));
+  }
+}
+
+}  // namespace
+}  // namespace portasolve::poisson

@@ -1,0 +1,139 @@
+// Jacobi, plain and blocked, against the float64 host loop; blocked == plain.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "solvers/poisson/solver.hpp"
+#include "tests/solvers/poisson/reference.hpp"
+
+namespace portasolve::poisson {
+namespace {
+
+using testing::host_jacobi;
+using testing::max_abs_difference;
+using testing::random_grid;
+
+template <class T>
+HostGrid run(const HostGrid& start, const HostGrid& rhs, SolverOptions options, SolveReport* report = nullptr) {
+  auto x = to_device<T>(start, "x");
+  const auto b = to_device<T>(rhs, "b");
+  const SolveReport r = solve(x, b, options);
+  if (report) *report = r;
+  return to_host(x);
+}
+
+SolverOptions sweeps(Method method, std::int64_t count, double omega = 1) {
+  SolverOptions options;
+  options.method = method;
+  options.max_iterations = count;
+  options.check_every = 7;
+  options.omega = omega;
+  return options;
+}
+
+TEST(PoissonJacobi, MatchesHostLoopOnNonSquareGridWithBoundaryValues) {
+  const HostGrid start = random_grid(13, 21, 1), rhs = random_grid(13, 21, 2);
+  for (const double omega : {1.0, 0.8}) {
+    const HostGrid expected = host_jacobi(start, rhs, 25, omega);
+    EXPECT_LT(max_abs_difference(run<double>(start, rhs, sweeps(Method::jacobi, 25, omega)), expected), 1e-13);
+    EXPECT_LT(max_abs_difference(run<float>(start, rhs, sweeps(Method::jacobi, 25, omega)), expected), 2e-6);
+  }
+}
+
+// The blocked kernel runs the same updates in the same order: equal to
+// rounding for tiles that do and do not divide the grid, sweep counts that are
+// and are not multiples of k, and k larger than a tile.
+template <class T>
+void expect_blocked_equals_plain(double tolerance) {
+  const HostGrid start = random_grid(37, 29, 3), rhs = random_grid(37, 29, 4);
+  struct Shape { int k, tile_rows, tile_cols; std::int64_t sweeps; double omega; };
+  for (const Shape shape : {Shape{4, 8, 8, 23, 1.0}, Shape{3, 5, 16, 9, 1.0}, Shape{8, 4, 4, 17, 0.7},
+                            Shape{1, 32, 32, 5, 1.0}, Shape{6, 16, 16, 30, 1.0}, Shape{2, 0, 0, 7, 1.0}}) {
+    SolverOptions blocked = sweeps(Method::jacobi_blocked, shape.sweeps, shape.omega);
+    blocked.sweeps_per_launch = shape.k;
+    blocked.tile_rows = shape.tile_rows;
+    blocked.tile_cols = shape.tile_cols;
+    const HostGrid plain = run<T>(start, rhs, sweeps(Method::jacobi, shape.sweeps, shape.omega));
+    EXPECT_LE(max_abs_difference(run<T>(start, rhs, blocked), plain), tolerance)
+        << "k=" << shape.k << " tile " << shape.tile_rows << "x" << shape.tile_cols << " sweeps " << shape.sweeps;
+    EXPECT_LT(max_abs_difference(plain, host_jacobi(start, rhs, shape.sweeps, shape.omega)), 1e3 * tolerance + 1e-12);
+  }
+}
+
+TEST(PoissonJacobi, BlockedEqualsPlainDouble) { expect_blocked_equals_plain<double>(4e-15); }
+TEST(PoissonJacobi, BlockedEqualsPlainFloat) { expect_blocked_equals_plain<float>(2e-6f); }
+
+// I - A/4 is symmetric with spectral radius < 1, so each sweep shrinks the
+// residual's 2-norm: the recorded history must decrease, and its entries must
+// be the residuals of the iterates the host loop produces.
+TEST(PoissonJacobi, ResidualHistoryDecreasesAndMatchesHost) {
+  const HostGrid image = testing::test_image(24, 40);
+  const Problem problem = reconstruction_problem(image);
+  SolveReport report;
+  SolverOptions options = sweeps(Method::jacobi_blocked, 200);
+  options.check_every = 20;
+  options.sweeps_per_launch = 6;
+  run<double>(problem.start, problem.rhs, options, &report);
+  ASSERT_EQ(report.history.size(), 11u);
+  const double reference = testing::host_residual_norm(problem.start, problem.rhs);
+  EXPECT_NEAR(report.reference_norm, reference, 1e-12 * reference);
+  EXPECT_EQ(report.history.front().relative_residual, 1.0);
+  for (std::size_t k = 1; k < report.history.size(); ++k) {
+    const auto& check = report.history[k];
+    EXPECT_EQ(check.iteration, std::int64_t(20 * k));
+    EXPECT_LT(check.relative_residual, report.history[k - 1].relative_residual);
+    const double host = testing::host_residual_norm(host_jacobi(problem.start, problem.rhs, check.iteration), problem.rhs);
+    EXPECT_NEAR(check.relative_residual, host / reference, 1e-10);
+  }
+  EXPECT_EQ(report.iterations, 200);
+  EXPECT_EQ(report.stop_reason, "max_iterations");
+  EXPECT_FALSE(report.converged);
+}
+
+TEST(PoissonJacobi, StopsAtTheFirstCheckBelowTolerance) {
+  const Problem problem = manufactured_problem(12, 12);
+  SolverOptions options = sweeps(Method::jacobi, 100000);
+  options.tolerance = 1e-3;
+  options.check_every = 10;
+  SolveReport report;
+  run<double>(problem.start, problem.rhs, options, &report);
+  ASSERT_TRUE(report.converged);
+  EXPECT_EQ(report.stop_reason, "tolerance");
+  EXPECT_LE(report.relative_residual, 1e-3);
+  ASSERT_GE(report.history.size(), 2u);
+  EXPECT_GT(report.history[report.history.size() - 2].relative_residual, 1e-3);
+  EXPECT_EQ(report.iterations % 10, 0);
+}
+
+TEST(PoissonJacobi, RejectsBadOptionsAndExtents) {
+  const HostGrid grid = random_grid(9, 9, 5);
+  const auto fails = [&](SolverOptions options) {
+    EXPECT_THROW(run<double>(grid, grid, options), std::invalid_argument);
+  };
+  SolverOptions options = sweeps(Method::jacobi, 3);
+  options.omega = 0;
+  fails(options);
+  options = sweeps(Method::jacobi, 3);
+  options.omega = 1.5;
+  fails(options);
+  options = sweeps(Method::jacobi_blocked, 3);
+  options.tile_rows = -1;
+  fails(options);
+  options = sweeps(Method::jacobi_blocked, 3);
+  options.tile_rows = options.tile_cols = 200;  // far more team scratch than any backend allows
+  options.sweeps_per_launch = 100;
+  fails(options);
+  options = sweeps(Method::jacobi, 3);
+  options.check_every = 0;
+  fails(options);
+
+  auto x = to_device<double>(grid, "x");
+  const auto small_rhs = to_device<double>(random_grid(8, 9, 6), "b");
+  EXPECT_THROW(solve(x, small_rhs, sweeps(Method::jacobi, 1)), std::invalid_argument);
+  auto tiny = to_device<double>(random_grid(2, 9, 7), "tiny");
+  EXPECT_THROW(solve(tiny, tiny, sweeps(Method::jacobi, 1)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace portasolve::poisson
