@@ -42,5 +42,7 @@ void add_stream_schema(config::Schema& schema);
 void run_stream(RunContext& context);
 void add_lombscargle_schema(config::Schema& schema);
 void run_lombscargle(RunContext& context);
+void add_poisson_schema(config::Schema& schema);
+void run_poisson(RunContext& context);
 
 }  // namespace portasolve::drivers

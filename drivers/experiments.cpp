@@ -8,6 +8,8 @@ const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all{
       {"lombscargle", "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP",
        add_lombscargle_schema, run_lombscargle},
+      {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
+       add_poisson_schema, run_poisson},
       {"stream", "device memory bandwidth (STREAM copy, scale, add, triad)", add_stream_schema, run_stream},
   };
   return all;

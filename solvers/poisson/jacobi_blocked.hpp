@@ -55,29 +55,34 @@ struct BlockedJacobi {
     Scratch buffer[2] = {Scratch(team.team_scratch(0), region_rows, region_cols),
                          Scratch(team.team_scratch(0), region_rows, region_cols)};
 
-    const auto for_each_point = [&](auto&& body) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, region_rows), [&](const int a) {
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, region_cols), [&](const int b) { body(a, b); });
+    // Points that never change (the grid's ring, outside the grid, the
+    // region's edge) are loaded into both buffers, so sweeps only write the
+    // rectangle of points they update and need no per-point branches there.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, region_rows), [&](const int a) {
+      const int i = row0 + a;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, region_cols), [&](const int b) {
+        const int j = col0 + b;
+        const T value = (i >= 0 && i < rows && j >= 0 && j < cols) ? x(i, j) : T(0);
+        buffer[0](a, b) = value;
+        buffer[1](a, b) = value;
       });
-    };
-    for_each_point([&](const int a, const int b) {
-      const int i = row0 + a, j = col0 + b;
-      buffer[0](a, b) = (i >= 0 && i < rows && j >= 0 && j < cols) ? x(i, j) : T(0);
     });
     team.team_barrier();
 
+    const auto larger = [](int p, int q) { return p > q ? p : q; };
+    const auto smaller = [](int p, int q) { return p < q ? p : q; };
+    // The updated rectangle [first, last): inside the region's edge and the grid's ring.
+    const int first_row = larger(1, 1 - row0), last_row = smaller(region_rows - 1, rows - 1 - row0);
+    const int first_col = larger(1, 1 - col0), last_col = smaller(region_cols - 1, cols - 1 - col0);
     for (int s = 0; s < sweeps; ++s) {
       const Scratch& from = buffer[s & 1];
       const Scratch& to = buffer[(s + 1) & 1];
-      for_each_point([&](const int a, const int b) {
-        const int i = row0 + a, j = col0 + b;
-        const bool updated = i >= 1 && i < rows - 1 && j >= 1 && j < cols - 1 && a >= 1 && a < region_rows - 1 &&
-                             b >= 1 && b < region_cols - 1;
-        // Boundary points are fixed; points on the region's edge go stale,
-        // which the halo absorbs.
-        to(a, b) = updated ? jacobi_update(from(a, b), from(a - 1, b), from(a + 1, b), from(a, b - 1), from(a, b + 1),
-                                           rhs(i, j), omega, weighted)
-                           : from(a, b);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first_row, last_row), [&](const int a) {
+        const int i = row0 + a;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first_col, last_col), [&](const int b) {
+          to(a, b) = jacobi_update(from(a, b), from(a - 1, b), from(a + 1, b), from(a, b - 1), from(a, b + 1),
+                                   rhs(i, col0 + b), omega, weighted);
+        });
       });
       team.team_barrier();
     }

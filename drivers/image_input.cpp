@@ -1,0 +1,108 @@
+#include "drivers/image_input.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "core/errors.hpp"
+#include "core/hdf5.hpp"
+#include "core/math.hpp"
+#include "core/pgm.hpp"
+
+namespace portasolve::drivers {
+
+void add_image_input_schema(config::Schema& schema, const std::string& prefix) {
+  using config::Kind;
+  schema.add(prefix + ".file", Kind::String, "pgm/hdf5: the image file").optional();
+  schema.add(prefix + ".dataset", Kind::String, "hdf5: the 2-D dataset (rows x cols)").default_value("image");
+  schema.add(prefix + ".rows", Kind::Integer, "synthetic: image height in pixels").default_value(266).at_least(1);
+  schema.add(prefix + ".cols", Kind::Integer, "synthetic: image width in pixels").default_value(400).at_least(1);
+  schema.add(prefix + ".pattern", Kind::Choice, "synthetic: what the picture shows")
+      .choices(synthetic_patterns())
+      .default_value("shapes");
+}
+
+const std::vector<std::string>& synthetic_patterns() {
+  static const std::vector<std::string> names{"shapes", "noise", "gradient"};
+  return names;
+}
+
+Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed) {
+  Image image{rows, cols, std::vector<double>(rows * cols), 255,
+              "synthetic " + pattern + " image, seed " + std::to_string(seed)};
+  std::mt19937_64 generator(seed);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  if (pattern == "noise") {
+    for (double& v : image.values) v = std::floor(256 * uniform(generator));
+    return image;
+  }
+  const double two_pi = math::two_pi<double>();
+  struct Disc { double x, y, radius, level; };
+  struct Bar { double x0, x1, y0, y1, level; };
+  std::vector<Disc> discs(6);
+  for (auto& d : discs) d = {uniform(generator), uniform(generator), 0.05 + 0.15 * uniform(generator), 255 * uniform(generator)};
+  std::vector<Bar> bars(3);
+  for (auto& b : bars) {
+    const double x = uniform(generator), y = uniform(generator);
+    b = {x, x + 0.05 + 0.2 * uniform(generator), y, y + 0.1 + 0.4 * uniform(generator), 255 * uniform(generator)};
+  }
+  const double texture_angle = two_pi * uniform(generator);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      const double y = (i + 0.5) / static_cast<double>(rows), x = (j + 0.5) / static_cast<double>(cols);
+      double v = 40 + 120 * x + 60 * y * y;  // lighting
+      if (pattern == "shapes") {
+        for (const auto& b : bars)
+          if (x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1) v = b.level;
+        for (const auto& d : discs) {
+          const double r = std::hypot(x - d.x, y - d.y);
+          if (r < d.radius) v = d.level + 20 * (1 - r / d.radius);  // shaded
+        }
+        const double along = x * std::cos(texture_angle) + y * std::sin(texture_angle);
+        v += 12 * std::sin(two_pi * 23 * along);
+      }
+      image.values[i * cols + j] = std::clamp(std::round(v), 0.0, 255.0);
+    }
+  return image;
+}
+
+Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,
+                 const std::string& source_key) {
+  if (source == "synthetic")
+    return synthetic_image(static_cast<std::size_t>(config.integer(prefix + ".rows")),
+                           static_cast<std::size_t>(config.integer(prefix + ".cols")),
+                           config.string(prefix + ".pattern"), static_cast<unsigned>(config.integer("seed")));
+  const std::string file_key = prefix + ".file";
+  if (!config.has(file_key))
+    throw ConfigError(config.where(source_key), file_key, "missing for " + source_key + ": " + source,
+                      "the path of the " + source + " file");
+  const std::string file = config.string(file_key);
+  Image image;
+  if (source == "pgm") {
+    const pgm::Image pgm_image = pgm::read(file);
+    image = Image{pgm_image.rows, pgm_image.cols, std::vector<double>(pgm_image.pixels.begin(), pgm_image.pixels.end()),
+                  pgm_image.maxval, "PGM image " + file};
+  } else {
+    const std::string dataset = config.string(prefix + ".dataset");
+    h5::Dims dims;
+    std::vector<double> values = h5::File::open_read_only(file).read_dataset<double>(dataset, &dims);
+    if (dims.size() != 2)
+      throw InputError(file + ": dataset '" + dataset + "' has " + std::to_string(dims.size()) +
+                       " dimensions; an image is 2-D (rows x cols)");
+    const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+    image = Image{dims[0], dims[1], std::move(values),
+                  top > 255 ? 65535u : 255u, "HDF5 dataset " + file + ":" + dataset};
+  }
+  for (std::size_t k = 0; k < image.values.size(); ++k)
+    if (!std::isfinite(image.values[k]))
+      throw InputError(file + ": pixel (" + std::to_string(k / image.cols) + ", " + std::to_string(k % image.cols) +
+                       ") is not finite");
+  return image;
+}
+
+void write_pgm(const std::string& path, const std::vector<double>& values, std::size_t rows, std::size_t cols,
+               unsigned maxval) {
+  pgm::write(path, pgm::from_values(values, rows, cols, maxval));
+}
+
+}  // namespace portasolve::drivers

@@ -1,0 +1,39 @@
+#pragma once
+// Images for the Poisson and smoothing drivers: a PGM file, a 2-D HDF5
+// dataset, or a synthetic picture, under one config prefix (e.g. "problem").
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+
+namespace portasolve::drivers {
+
+struct Image {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;  // row-major
+  unsigned maxval = 255;       // the range for PGM output
+  std::string description;     // where it came from, for the result file
+};
+
+// Adds <prefix>.file, .dataset, .rows, .cols, .pattern; `source_key` (e.g.
+// "problem.source") chooses among "pgm", "hdf5", "synthetic" and the
+// caller's own sources.
+void add_image_input_schema(config::Schema& schema, const std::string& prefix);
+
+// Loads the image the config describes for `source` ("pgm", "hdf5" or
+// "synthetic"); errors name the config key or the file.
+Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,
+                 const std::string& source_key);
+
+// Patterns: "shapes" (a lit gradient with discs, bars and a sinusoidal
+// texture, 8-bit levels: edges and smooth parts like a photograph), "noise"
+// (uniform 0..255), "gradient" (smooth ramp).
+const std::vector<std::string>& synthetic_patterns();
+Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed);
+
+// Writes values as a PGM (rounded, clamped to 0..maxval).
+void write_pgm(const std::string& path, const std::vector<double>& values, std::size_t rows, std::size_t cols,
+               unsigned maxval);
+
+}  // namespace portasolve::drivers

@@ -1,0 +1,272 @@
+// experiment: poisson. Builds L X = B from an image (its Laplacian, the
+// image-reconstruction case) or a manufactured solution, runs the chosen
+// solver (and, if asked, plain Jacobi on the same problem as the baseline),
+// and writes the solution, the residual history and the error.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "core/interrupt.hpp"
+#include "core/pgm.hpp"
+#include "core/profiling.hpp"
+#include "core/timer.hpp"
+#include "drivers/experiment.hpp"
+#include "drivers/image_input.hpp"
+#include "solvers/poisson/problem.hpp"
+#include "solvers/poisson/solver.hpp"
+
+namespace portasolve::drivers {
+
+void add_poisson_schema(config::Schema& schema) {
+  using config::Kind;
+  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels) or cg_fused")
+      .choices(poisson::method_names()).default_value("jacobi");
+  schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
+      .default_value(10000).at_least(0);
+  schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
+      .default_value(0.0).at_least(0);
+  schema.add("poisson.check_every", Kind::Integer, "iterations between residual checks and progress lines")
+      .default_value(1000).at_least(1);
+  schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)").default_value(1.0).greater_than(0)
+      .at_most(1);
+  schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
+      .default_value(8).at_least(1);
+  schema.add("poisson.blocked.tile_rows", Kind::Integer, "jacobi_blocked: tile height (0: largest that fits)")
+      .default_value(0).at_least(0);
+  schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
+      .default_value(0).at_least(0);
+  schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
+      .choices(poisson::cg_operator_names()).default_value("matrix_free");
+  schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
+      .choices({"synthetic", "pgm", "hdf5", "manufactured"}).default_value("synthetic");
+  add_image_input_schema(schema, "problem");
+  schema.add("problem.initial", Kind::Choice, "initial interior: zeros or a PGM image of the grid's size")
+      .choices({"zeros", "pgm"}).default_value("zeros");
+  schema.add("problem.initial_file", Kind::String, "initial: pgm: the file").optional();
+  schema.add("output.pgm", Kind::String, "also write the solution as this PGM (image sources)").optional();
+  schema.add("output.input_arrays", Kind::Boolean, "write /input/rhs and /input/exact (large for big grids)")
+      .default_value(true);
+  schema.add("benchmark.baseline", Kind::Choice, "time plain jacobi on the same problem in the same run")
+      .choices({"none", "jacobi"}).default_value("none");
+}
+
+namespace {
+
+namespace ps = poisson;
+
+poisson::SolverOptions solver_options(const config::Config& config) {
+  ps::SolverOptions options;
+  options.method = ps::method_from_name(config.string("poisson.solver"));
+  options.max_iterations = config.integer("poisson.max_iterations");
+  options.tolerance = config.real("poisson.tolerance");
+  options.check_every = config.integer("poisson.check_every");
+  options.omega = config.real("poisson.omega");
+  options.sweeps_per_launch = static_cast<int>(config.integer("poisson.blocked.sweeps_per_launch"));
+  options.tile_rows = static_cast<int>(config.integer("poisson.blocked.tile_rows"));
+  options.tile_cols = static_cast<int>(config.integer("poisson.blocked.tile_cols"));
+  options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
+  return options;
+}
+
+struct LoadedProblem {
+  ps::Problem problem;
+  unsigned maxval = 255;  // for PGM output
+  bool image = false;
+};
+
+LoadedProblem load_problem(const config::Config& config) {
+  const std::string source = config.string("problem.source");
+  LoadedProblem loaded;
+  if (source == "manufactured") {
+    loaded.problem = ps::manufactured_problem(static_cast<std::size_t>(config.integer("problem.rows")),
+                                              static_cast<std::size_t>(config.integer("problem.cols")));
+  } else {
+    const Image image = load_image(config, "problem", source, "problem.source");
+    ps::HostGrid grid(image.rows, image.cols);
+    grid.values = image.values;
+    loaded.problem = ps::reconstruction_problem(grid);
+    loaded.problem.description += " (" + image.description + ")";
+    loaded.maxval = image.maxval;
+    loaded.image = true;
+  }
+  if (config.string("problem.initial") == "pgm") {
+    if (!config.has("problem.initial_file"))
+      throw ConfigError(config.where("problem.initial"), "problem.initial_file", "missing for problem.initial: pgm",
+                        "the path of a PGM image of the grid's size");
+    const std::string file = config.string("problem.initial_file");
+    const pgm::Image initial = pgm::read(file);
+    ps::HostGrid& start = loaded.problem.start;
+    if (initial.rows != start.rows || initial.cols != start.cols)
+      throw InputError(file + ": the initial image is " + std::to_string(initial.cols) + "x" +
+                       std::to_string(initial.rows) + " (width x height), the problem " + std::to_string(start.cols) +
+                       "x" + std::to_string(start.rows));
+    // The interior only: the boundary belongs to the problem.
+    for (std::size_t i = 1; i + 1 < start.rows; ++i)
+      for (std::size_t j = 1; j + 1 < start.cols; ++j) start(i, j) = initial.pixels[i * start.cols + j];
+  }
+  return loaded;
+}
+
+struct TimedSolve {
+  ps::SolveReport report;
+  RepeatTimes times;
+};
+
+// Each repeat starts again from the same initial grid (reset untimed).
+template <class T>
+TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>& start, const View2D<T>& rhs,
+                       const ps::SolverOptions& options, const std::string& label) {
+  const auto& config = context.config;
+  const int warmup = static_cast<int>(config.integer("run.warmup"));
+  const int repeats = static_cast<int>(config.integer("run.repeats"));
+  const bool jacobi = options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked;
+  TimedSolve result;
+  for (int r = -warmup; r < repeats; ++r) {
+    Kokkos::deep_copy(x, start);
+    Progress progress = context.make_progress(
+        "poisson/" + label + (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" +
+                                                         std::to_string(repeats + warmup) : std::string()),
+        options.max_iterations, jacobi ? "sweep" : "step");
+    const auto on_check = [&](const ps::ResidualCheck& check) {
+      throw_if_interrupted();
+      progress.update(check.iteration, check.relative_residual);
+    };
+    ProfilingRegion region("poisson/" + label);
+    Stopwatch watch;
+    ps::SolveReport report = ps::solve(x, rhs, options, on_check);
+    const double seconds = watch.seconds();
+    progress.finish(report.relative_residual);
+    if (r >= 0) result.times.seconds.push_back(seconds);
+    result.report = std::move(report);
+  }
+  return result;
+}
+
+std::vector<double> history_rows(const ps::SolveReport& report) {
+  std::vector<double> rows;
+  for (const auto& check : report.history) {
+    rows.push_back(static_cast<double>(check.iteration));
+    rows.push_back(check.relative_residual);
+  }
+  return rows;
+}
+
+template <class T>
+void write_grid(h5::Group& group, const std::string& name, const ps::HostGrid& grid) {
+  std::vector<T> values(grid.values.begin(), grid.values.end());
+  group.write_dataset(name, values.data(), h5::Dims{grid.rows, grid.cols});
+}
+
+template <class T>
+void run_typed(RunContext& context) {
+  const auto& config = context.config;
+  Stopwatch setup_watch;
+  const LoadedProblem loaded = load_problem(config);
+  const ps::Problem& problem = loaded.problem;
+  const ps::SolverOptions options = solver_options(config);
+  const View2D<T> rhs = ps::to_device<T>(problem.rhs, "poisson_rhs");
+  const View2D<T> start = ps::to_device<T>(problem.start, "poisson_start");
+  const View2D<T> x("poisson_x", problem.start.rows, problem.start.cols);
+  const double setup_s = setup_watch.seconds();
+
+  TimedSolve baseline;
+  const bool with_baseline = config.string("benchmark.baseline") == "jacobi";
+  if (with_baseline) {
+    ps::SolverOptions plain = options;
+    plain.method = ps::Method::jacobi;
+    baseline = timed_solve(context, x, start, rhs, plain, "jacobi (baseline)");
+  }
+  // Last, so x holds its answer.
+  const TimedSolve solved = timed_solve(context, x, start, rhs, options, config.string("poisson.solver"));
+  const ps::SolveReport& report = solved.report;
+  const ps::HostGrid solution = ps::to_host(x);
+
+  auto& result = context.result;
+  result.set_timing(setup_s, solved.times);
+  if (with_baseline) result.set_baseline("jacobi", baseline.times);
+
+  auto& input = result.input();
+  input.set_attribute("source", config.string("problem.source"));
+  input.set_attribute("description", problem.description);
+  input.set_attribute("rows", static_cast<std::int64_t>(problem.rhs.rows));
+  input.set_attribute("cols", static_cast<std::int64_t>(problem.rhs.cols));
+  input.set_attribute("initial", config.string("problem.initial"));
+  if (config.boolean("output.input_arrays")) {
+    write_grid<T>(input, "rhs", problem.rhs);
+    input.set_attribute("description", "B in L X = B (5-point Laplacian, unit spacing); outer ring unused", "rhs");
+    if (problem.exact) {
+      write_grid<T>(input, "exact", *problem.exact);
+      input.set_attribute("description", "the known solution (the image, or the manufactured u)", "exact");
+    }
+  }
+
+  auto& output = result.output();
+  write_grid<T>(output, "solution", solution);
+  output.set_attribute("description", "X after the solve, boundary ring included", "solution");
+  const std::vector<double> history = history_rows(report);
+  output.write_dataset("residual_history", history.data(), h5::Dims{report.history.size(), 2});
+  output.set_attribute("columns", "iteration, relative residual ||B - L X|| / ||B - L X_0||", "residual_history");
+  output.set_attribute("solver", config.string("poisson.solver"));
+  output.set_attribute("iterations", report.iterations);
+  output.set_attribute("relative_residual", report.relative_residual);
+  output.set_attribute("reference_norm", report.reference_norm);
+  output.set_attribute("converged", static_cast<std::int64_t>(report.converged));
+  output.set_attribute("stop_reason", report.stop_reason);
+  if (with_baseline) {
+    output.set_attribute("baseline_relative_residual", baseline.report.relative_residual);
+    output.set_attribute("baseline_iterations", baseline.report.iterations);
+  }
+
+  char line[200];
+  std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s, relative residual %.3e (%s)\n",
+                problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
+                config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
+                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps" : "steps",
+                report.relative_residual, report.stop_reason.c_str());
+  context.out << line;
+  std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
+                solved.times.seconds.size(),
+                report.iterations > 0 ? 1e6 * solved.times.median() / static_cast<double>(report.iterations) : 0.0);
+  context.out << line;
+  if (with_baseline) {
+    std::snprintf(line, sizeof line, "baseline jacobi: %.6g s, relative residual %.3e; speedup %.2fx\n",
+                  baseline.times.median(), baseline.report.relative_residual,
+                  baseline.times.median() / solved.times.median());
+    context.out << line;
+  }
+
+  if (problem.exact) {
+    const ps::HostGrid& exact = *problem.exact;
+    double max_abs = 0, sum_sq = 0, scale = 0;
+    for (std::size_t k = 0; k < exact.values.size(); ++k) {
+      const double error = std::fabs(solution.values[k] - exact.values[k]);
+      max_abs = std::max(max_abs, std::isnan(error) ? INFINITY : error);
+      sum_sq += error * error;
+      scale = std::max(scale, std::fabs(exact.values[k]));
+    }
+    const double rms = std::sqrt(sum_sq / static_cast<double>(exact.values.size()));
+    output.set_attribute("error_max_abs", max_abs);
+    output.set_attribute("error_rms", rms);
+    result.set_validation(loaded.image ? "the image B was built from" : "the manufactured solution u", max_abs,
+                          scale > 0 ? max_abs / scale : max_abs);
+    std::snprintf(line, sizeof line, "error against the %s: max %.3e, rms %.3e\n",
+                  loaded.image ? "image" : "manufactured solution", max_abs, rms);
+    context.out << line;
+  }
+  if (config.has("output.pgm")) {
+    if (!loaded.image)
+      throw ConfigError(config.where("output.pgm"), "output.pgm", "a PGM needs an image source",
+                        "problem.source: pgm, hdf5 or synthetic");
+    write_pgm(config.string("output.pgm"), solution.values, solution.rows, solution.cols, loaded.maxval);
+  }
+}
+
+}  // namespace
+
+void run_poisson(RunContext& context) {
+  if (context.config.string("precision") == "float") run_typed<float>(context);
+  else run_typed<double>(context);
+}
+
+}  // namespace portasolve::drivers
