@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <stdexcept>
 
 #include "core/interrupt.hpp"
 #include "core/pgm.hpp"
@@ -44,7 +45,7 @@ void add_poisson_schema(config::Schema& schema) {
   schema.add("problem.initial", Kind::Choice, "initial interior: zeros or a PGM image of the grid's size")
       .choices({"zeros", "pgm"}).default_value("zeros");
   schema.add("problem.initial_file", Kind::String, "initial: pgm: the file").optional();
-  schema.add("output.pgm", Kind::String, "also write the solution as this PGM (image sources)").optional();
+  schema.add("output.pgm", Kind::String, "also write the solution as this PGM (image sources; empty: none)").optional();
   schema.add("output.input_arrays", Kind::Boolean, "write /input/rhs and /input/exact (large for big grids)")
       .default_value(true);
   schema.add("benchmark.baseline", Kind::Choice, "time plain jacobi on the same problem in the same run")
@@ -134,7 +135,15 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     };
     ProfilingRegion region("poisson/" + label);
     Stopwatch watch;
-    ps::SolveReport report = ps::solve(x, rhs, options, on_check);
+    ps::SolveReport report;
+    try {
+      report = ps::solve(x, rhs, options, on_check);
+    } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
+      const bool blocked = options.method == ps::Method::jacobi_blocked;
+      const std::string key = blocked ? "poisson.blocked.sweeps_per_launch" : "poisson.solver";
+      throw ConfigError(config.where(key), key, error.what(),
+                        blocked ? "a smaller tile or fewer sweeps per launch" : "");
+    }
     const double seconds = watch.seconds();
     progress.finish(report.relative_residual);
     if (r >= 0) result.times.seconds.push_back(seconds);
@@ -254,7 +263,7 @@ void run_typed(RunContext& context) {
                   loaded.image ? "image" : "manufactured solution", max_abs, rms);
     context.out << line;
   }
-  if (config.has("output.pgm")) {
+  if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
     if (!loaded.image)
       throw ConfigError(config.where("output.pgm"), "output.pgm", "a PGM needs an image source",
                         "problem.source: pgm, hdf5 or synthetic");

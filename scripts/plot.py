@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Draw the picture that fits a portasolve result file's experiment.
 
-usage: plot.py RESULT.h5 [-o OUT.png]
+usage: plot.py RESULT.h5 [-o OUT.png] [--with OTHER.h5 ...]
+
+--with: more results of the same experiment drawn alongside (poisson: their
+residual histories on the same axes, one line per solver).
 """
 
 import os
@@ -12,7 +15,7 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from portasolve_results import fail, parse_arguments_and_open, strings, text  # noqa: E402
+from portasolve_results import ResultError, fail, open_result, parse_arguments_and_open, strings, text  # noqa: E402
 
 
 def plot_stream(f, figure):
@@ -61,22 +64,71 @@ def plot_lombscargle(f, figure):
     axes.set_xlabel(f"frequency ({units})")
 
 
-# experiment name -> function(h5py.File, matplotlib Figure); each solver adds its own.
+def plot_poisson(f, figure, others=()):
+    solution = f["output/solution"][()]
+    exact = f["input/exact"][()] if "input/exact" in f else None
+    panels = [("reconstruction" if exact is not None else "solution", solution)]
+    if exact is not None:
+        panels = [("input (true image)", exact)] + panels + [("error", solution - exact)]
+    grid = figure.add_gridspec(2, len(panels))
+    for k, (title, image) in enumerate(panels):
+        axes = figure.add_subplot(grid[0, k])
+        if title == "error":
+            limit = float(np.max(np.abs(image))) or 1.0
+            shown = axes.imshow(image, cmap="RdBu_r", vmin=-limit, vmax=limit)
+            figure.colorbar(shown, ax=axes, shrink=0.8)
+        else:
+            axes.imshow(image, cmap="gray", vmin=float(np.min(exact if exact is not None else image)),
+                        vmax=float(np.max(exact if exact is not None else image)))
+        axes.set_title(title, fontsize=9)
+        axes.set_xticks([])
+        axes.set_yticks([])
+    axes = figure.add_subplot(grid[1, :])
+    for result in (f, *others):
+        history = result["output/residual_history"][()]
+        out = result["output"].attrs
+        label = f"{text(out['solver'])} ({text(result.attrs['precision'])}, {text(result.attrs['execution_space'])})"
+        axes.semilogy(history[:, 0], history[:, 1], marker=".", label=label)
+    axes.set_xlabel("iteration (sweep or CG step)")
+    axes.set_ylabel("relative residual")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    rows, cols = solution.shape
+    figure.suptitle(f"Poisson {cols}x{rows}: {text(f['output'].attrs['solver'])}, "
+                    f"{int(f['output'].attrs['iterations'])} iterations", fontsize=10)
+
+
+# experiment name -> function(h5py.File, matplotlib Figure[, others]); each solver adds its own.
 PLOTTERS = {
     "lombscargle": plot_lombscargle,
+    "poisson": plot_poisson,
     "stream": plot_stream,
 }
 
 
 def main():
-    args, f = parse_arguments_and_open(
-        __doc__, lambda parser: parser.add_argument("-o", "--output", help="image file (default: RESULT with .png)"))
+    def add_arguments(parser):
+        parser.add_argument("-o", "--output", help="image file (default: RESULT with .png)")
+        parser.add_argument("--with", dest="others", nargs="*", default=[], help="more results drawn alongside")
+
+    args, f = parse_arguments_and_open(__doc__, add_arguments)
+    others = []
+    for path in args.others:
+        try:
+            others.append(open_result(path))
+        except ResultError as error:
+            fail(str(error))
     with f:
         experiment = text(f.attrs["experiment"])
         if experiment not in PLOTTERS:
             fail(f"{args.result}: no plot for experiment '{experiment}' (known: {', '.join(sorted(PLOTTERS))})")
-        figure = plt.figure(figsize=(8, 5))
-        PLOTTERS[experiment](f, figure)
+        if any(text(o.attrs["experiment"]) != experiment for o in others):
+            fail(f"--with: every result must come from experiment '{experiment}'")
+        figure = plt.figure(figsize=(10, 7) if experiment == "poisson" else (8, 5))
+        if others:
+            PLOTTERS[experiment](f, figure, others)
+        else:
+            PLOTTERS[experiment](f, figure)
         figure.text(0.99, 0.01, f"portasolve {text(f.attrs['portasolve_version'])}, {text(f.attrs['created'])}",
                     ha="right", va="bottom", fontsize=7, color="gray")
         figure.tight_layout()

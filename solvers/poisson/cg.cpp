@@ -176,7 +176,7 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
     const std::int64_t check = schedule.next_check(done);
     for (; done < check; ++done) {
       const Kernel kernel{x, r, p, q, scalars, done, restart_step};
-      Kokkos::parallel_reduce("poisson_cg_direction", direction, kernel, Kokkos::subview(scalars, int(Kernel::pq_slot)));
+      Kokkos::parallel_reduce("poisson_cg_direction", direction, kernel, Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
       Kokkos::parallel_reduce("poisson_cg_update", update, kernel, Kokkos::subview(scalars, (done + 1) & 1));
     }
     Kokkos::deep_copy(host_scalars, scalars);

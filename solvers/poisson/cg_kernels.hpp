@@ -50,7 +50,7 @@ struct FusedCg {
   struct Direction {};
   struct Update {};
   using Scalars = Kokkos::View<Sum[3], MemSpace>;  // rr (two slots), pq
-  static constexpr int pq_slot = 2;
+  enum : int { pq_slot = 2 };
 
   View2D<T> x, r, p, q;
   Scalars scalars;

@@ -16,8 +16,8 @@ struct BlockGeometry {
   int tile_rows, tile_cols;  // points each team writes
   int halo;                  // k: the most sweeps one launch may run
   int tiles_down, tiles_across;
-  int region_rows() const { return tile_rows + 2 * halo; }
-  int region_cols() const { return tile_cols + 2 * halo; }
+  KOKKOS_INLINE_FUNCTION int region_rows() const { return tile_rows + 2 * halo; }
+  KOKKOS_INLINE_FUNCTION int region_cols() const { return tile_cols + 2 * halo; }
 };
 
 inline BlockGeometry block_geometry(std::int64_t rows, std::int64_t cols, int tile_rows, int tile_cols, int halo) {

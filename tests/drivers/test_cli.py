@@ -328,5 +328,107 @@ peaks: {{count: 1}}
             self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
 
 
+def write_pgm_p2(path, rows):
+    with open(path, "w") as f:
+        f.write(f"P2\n# test image\n{len(rows[0])} {len(rows)}\n255\n")
+        for row in rows:
+            f.write(" ".join(str(v) for v in row) + "\n")
+
+
+def read_pgm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    header = data.split(maxsplit=4)
+    assert header[0] == b"P5", header[0]
+    cols, rows = int(header[1]), int(header[2])
+    return [list(data[-rows * cols:][i * cols:(i + 1) * cols]) for i in range(rows)]
+
+
+class Poisson(Folder):
+    def image_rows(self):
+        return [[(17 * i + 5 * j + (60 if (i - 8) ** 2 + (j - 12) ** 2 < 30 else 0)) % 256 for j in range(27)]
+                for i in range(19)]
+
+    def test_pgm_reconstruction_round_trips_the_image(self):
+        source = os.path.join(self.dir, "in.pgm")
+        write_pgm_p2(source, self.image_rows())
+        out, pgm_out = os.path.join(self.dir, "p.h5"), os.path.join(self.dir, "out.pgm")
+        config = self.write("p.yaml", f"experiment: poisson\nproblem: {{source: pgm, file: {source}}}\n"
+                                      "poisson: {solver: cg_fused, tolerance: 1.0e-10, check_every: 10}\n")
+        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(read_pgm(pgm_out), self.image_rows())
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["converged"], 1)
+            self.assertLessEqual(output["relative_residual"], 1e-10)
+            self.assertLess(output["error_max_abs"], 1e-6)
+            history = f["output/residual_history"][()]
+            self.assertEqual(history.shape[1], 2)
+            self.assertEqual(history[0, 0], 0)
+            self.assertEqual(history[0, 1], 1.0)
+            self.assertEqual(history[-1, 0], output["iterations"])
+            self.assertEqual(f["output/solution"].shape, (19, 27))
+            self.assertEqual(f["input/exact"][3, 4], self.image_rows()[3][4])
+        plot = script("plot.py", out, "-o", os.path.join(self.dir, "p.png"))
+        self.assertEqual(plot.returncode, 0, plot.stderr)
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "p.png")), 10000)
+
+    def test_blocked_matches_its_baseline_and_starting_from_the_answer_converges_at_once(self):
+        out = os.path.join(self.dir, "b.h5")
+        config = self.write("b.yaml", "experiment: poisson\nprecision: float\n"
+                                      "problem: {source: synthetic, rows: 40, cols: 70}\n"
+                                      "poisson: {solver: jacobi_blocked, max_iterations: 300, check_every: 100,"
+                                      " blocked: {sweeps_per_launch: 7, tile_rows: 9, tile_cols: 20}}\n"
+                                      "benchmark: {baseline: jacobi}\n")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("baseline jacobi", result.stdout)
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["iterations"], 300)
+            self.assertEqual(output["baseline_iterations"], 300)
+            self.assertAlmostEqual(output["baseline_relative_residual"] / output["relative_residual"], 1, delta=1e-4)
+            self.assertEqual(list(f["output/residual_history"][:, 0]), [0, 100, 200, 300])
+            self.assertIn("baseline_s", f["timing"].attrs)
+        # The true image as the initial guess: already a solution.
+        source = os.path.join(self.dir, "in.pgm")
+        write_pgm_p2(source, self.image_rows())
+        config = self.write("s.yaml", f"experiment: poisson\nproblem: {{source: pgm, file: {source},"
+                                      f" initial: pgm, initial_file: {source}}}\n"
+                                      "poisson: {tolerance: 1.0e-12, max_iterations: 50}\n")
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "s.h5"), "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(os.path.join(self.dir, "s.h5"), "r") as f:
+            self.assertEqual(f["output"].attrs["iterations"], 0)
+            self.assertEqual(f["output"].attrs["relative_residual"], 0)
+
+    def test_input_errors(self):
+        not_pgm = self.write("photo.pgm", "\x89PNG not really")
+        small = os.path.join(self.dir, "small.pgm")
+        write_pgm_p2(small, [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        nan_file = os.path.join(self.dir, "nan.h5")
+        with h5py.File(nan_file, "w") as f:
+            f["image"] = [[1.0, 2.0, 3.0], [4.0, float("nan"), 6.0], [7.0, 8.0, 9.0]]
+        cases = [
+            ("problem: {source: pgm}", 2, "key 'problem.file': missing for problem.source: pgm"),
+            ("problem: {source: pgm, file: /nonexistent.pgm}", 1, "cannot open PGM image '/nonexistent.pgm'"),
+            (f"problem: {{source: pgm, file: {not_pgm}}}", 2, "photo.pgm: not a valid PGM image"),
+            (f"problem: {{source: hdf5, file: {nan_file}}}", 2, "pixel (1, 1) is not finite"),
+            ("problem: {source: synthetic, rows: 2, cols: 10}", 2, "at least 3x3 points"),
+            (f"problem: {{initial: pgm, initial_file: {small}}}", 2, "the initial image is 3x3"),
+            ("poisson: {solver: jacobi_blocked, blocked: {sweeps_per_launch: 200}}", 2, "team scratch"),
+            ("poisson: {omega: 1.5}", 2, "poisson.omega"),
+            ("problem: {source: manufactured}\noutput: {pgm: x.pgm}", 2, "a PGM needs an image source"),
+        ]
+        for body, code, message in cases:
+            config = self.write("p.yaml", "experiment: poisson\npoisson: {max_iterations: 10}\n" + body + "\n"
+                                if not body.startswith("poisson") else "experiment: poisson\n" + body + "\n")
+            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+            self.assertEqual(result.returncode, code, (body, result.stderr))
+            self.assertIn(message, result.stderr, body)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
