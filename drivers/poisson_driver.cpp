@@ -37,6 +37,8 @@ void add_poisson_schema(config::Schema& schema) {
       .default_value(0).at_least(0);
   schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
       .default_value(0).at_least(0);
+  schema.add("poisson.blocked.team_rows", Kind::Integer, "jacobi_blocked on GPUs: rows in flight per team (0: auto)")
+      .default_value(0).at_least(0);
   schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
       .choices(poisson::cg_operator_names()).default_value("matrix_free");
   schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
@@ -66,6 +68,7 @@ poisson::SolverOptions solver_options(const config::Config& config) {
   options.sweeps_per_launch = static_cast<int>(config.integer("poisson.blocked.sweeps_per_launch"));
   options.tile_rows = static_cast<int>(config.integer("poisson.blocked.tile_rows"));
   options.tile_cols = static_cast<int>(config.integer("poisson.blocked.tile_cols"));
+  options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
   options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
   return options;
 }

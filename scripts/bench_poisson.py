@@ -80,7 +80,7 @@ def main():
     parser.add_argument("--sweeps", type=int, default=150000, help="sweeps of the talk's case")
     parser.add_argument("--large-sweeps", type=int, default=1000)
     parser.add_argument("--blocked", nargs="+", default=["16:0:0"],
-                        help="jacobi_blocked settings K:TILE_ROWS:TILE_COLS (0: automatic tile)")
+                        help="jacobi_blocked settings K:TILE_ROWS:TILE_COLS[:TEAM_ROWS] (0: automatic)")
     parser.add_argument("--large-blocked", nargs="+", default=["8:0:0"])
     parser.add_argument("--numpy", action="store_true", help="time NumPy slicing Jacobi on this host")
     parser.add_argument("--skip-large", action="store_true")
@@ -89,9 +89,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
 
     def blocked_sets(setting):
-        k, tile_rows, tile_cols = setting.split(":")
+        k, tile_rows, tile_cols, *team_rows = setting.split(":")
         return ["poisson.solver=jacobi_blocked", f"poisson.blocked.sweeps_per_launch={k}",
-                f"poisson.blocked.tile_rows={tile_rows}", f"poisson.blocked.tile_cols={tile_cols}"]
+                f"poisson.blocked.tile_rows={tile_rows}", f"poisson.blocked.tile_cols={tile_cols}",
+                f"poisson.blocked.team_rows={team_rows[0] if team_rows else 0}"]
 
     # 1. The talk's case.
     talk = "configs/poisson_image_jacobi.yaml"

@@ -112,14 +112,13 @@ void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& optio
   if (assembled) matrix = assemble<T>(rows, cols);
   const auto apply = [&] {
     if (assembled) KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q));
-    else Kokkos::parallel_for("poisson_cg_apply", interior_policy(rows, cols), ApplyOperator<T>{p, q});
+    else for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
   };
 
   using Sum = typename Accumulator<T>::type;
   const auto replace_residual = [&] {
     Sum rr_true = 0;
-    Kokkos::parallel_reduce("poisson_cg_true_residual", interior_policy(rows, cols), TrueResidual<T, Sum>{x, rhs, r},
-                            rr_true);
+    reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r}, rr_true);
     return static_cast<T>(rr_true);
   };
   T rr = replace_residual();
@@ -161,23 +160,21 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   typename Kernel::Scalars scalars("poisson_cg_scalars");
   const auto host_scalars = Kokkos::create_mirror_view(scalars);
   const auto replace_residual = [&](std::int64_t step) {
-    Kokkos::parallel_reduce("poisson_cg_true_residual", interior_policy(rows, cols), TrueResidual<T, Sum>{x, rhs, r},
-                            Kokkos::subview(scalars, step & 1));
+    reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
+                    Kokkos::subview(scalars, step & 1));
   };
   replace_residual(0);
   std::int64_t restart_step = 0;
 
-  using Direction = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, typename Kernel::Direction>;
-  using Update = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, typename Kernel::Update>;
-  const Direction direction({1, 1}, {rows - 1, cols - 1});
-  const Update update({1, 1}, {rows - 1, cols - 1});
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     const std::int64_t check = schedule.next_check(done);
     for (; done < check; ++done) {
       const Kernel kernel{x, r, p, q, scalars, done, restart_step};
-      Kokkos::parallel_reduce("poisson_cg_direction", direction, kernel, Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
-      Kokkos::parallel_reduce("poisson_cg_update", update, kernel, Kokkos::subview(scalars, (done + 1) & 1));
+      reduce_interior<Sum, typename Kernel::Direction>("poisson_cg_direction", rows, cols, kernel,
+                                                         Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
+      reduce_interior<Sum, typename Kernel::Update>("poisson_cg_update", rows, cols, kernel,
+                                                      Kokkos::subview(scalars, (done + 1) & 1));
     }
     Kokkos::deep_copy(host_scalars, scalars);
     double norm = residual_norm(x, rhs);

@@ -28,6 +28,10 @@ class BlockedLauncher {
     return std::max(1, side - 2 * halo);
   }
 
+  static int max_team_rows(int vector) {
+    return Policy(1, Kokkos::AUTO, vector).team_size_max(BlockedJacobi<T>{}, Kokkos::ParallelForTag());
+  }
+
  public:
   BlockedLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
       : geometry_(block_geometry(rows, cols, tile_or_automatic(options.tile_rows, options.sweeps_per_launch),
@@ -44,7 +48,10 @@ class BlockedLauncher {
                                   std::to_string(Policy::scratch_size_max(0)) +
                                   ": use a smaller tile or fewer sweeps per launch");
     const int league = geometry_.tiles_down * geometry_.tiles_across;
-    const int rows_in_flight = host_backend() ? 1 : std::max(1, std::min(geometry_.region_rows(), 256 / vector));
+    const int rows_in_flight =
+        host_backend() ? 1
+                       : std::max(1, std::min(geometry_.region_rows(),
+                                              options.team_rows > 0 ? options.team_rows : max_team_rows(vector)));
     policy_ = Policy(league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
   }
 
@@ -82,8 +89,7 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
             BlockedJacobi<T>{current, next, rhs, omega, weighted, blocked_launcher->geometry(), sweeps});
         done += sweeps;
       } else {
-        Kokkos::parallel_for("poisson_jacobi", interior_policy(rows, cols),
-                             JacobiSweep<T>{current, next, rhs, omega, weighted});
+        for_interior("poisson_jacobi", rows, cols, JacobiSweep<T>{current, next, rhs, omega, weighted});
         ++done;
       }
       std::swap(current, next);

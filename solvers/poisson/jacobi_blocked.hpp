@@ -29,7 +29,8 @@ template <class T>
 struct BlockedJacobi {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
-  using Scratch = Kokkos::View<T**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
+  // Two planes (ping-pong) of the region, picked by sweep parity.
+  using Scratch = Kokkos::View<T***, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   View2D<const T> x;
@@ -41,7 +42,7 @@ struct BlockedJacobi {
   int sweeps;  // this launch's, <= geometry.halo
 
   static std::size_t scratch_bytes(const BlockGeometry& g) {
-    return 2 * Scratch::shmem_size(g.region_rows(), g.region_cols());
+    return Scratch::shmem_size(2, g.region_rows(), g.region_cols());
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -52,8 +53,7 @@ struct BlockedJacobi {
     // Grid coordinates of the region's corner (may lie outside the grid).
     const int row0 = 1 + tile_down * geometry.tile_rows - geometry.halo;
     const int col0 = 1 + tile_across * geometry.tile_cols - geometry.halo;
-    Scratch buffer[2] = {Scratch(team.team_scratch(0), region_rows, region_cols),
-                         Scratch(team.team_scratch(0), region_rows, region_cols)};
+    const Scratch buffer(team.team_scratch(0), 2, region_rows, region_cols);
 
     // Points that never change (the grid's ring, outside the grid, the
     // region's edge) are loaded into both buffers, so sweeps only write the
@@ -63,8 +63,8 @@ struct BlockedJacobi {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, region_cols), [&](const int b) {
         const int j = col0 + b;
         const T value = (i >= 0 && i < rows && j >= 0 && j < cols) ? x(i, j) : T(0);
-        buffer[0](a, b) = value;
-        buffer[1](a, b) = value;
+        buffer(0, a, b) = value;
+        buffer(1, a, b) = value;
       });
     });
     team.team_barrier();
@@ -75,23 +75,23 @@ struct BlockedJacobi {
     const int first_row = larger(1, 1 - row0), last_row = smaller(region_rows - 1, rows - 1 - row0);
     const int first_col = larger(1, 1 - col0), last_col = smaller(region_cols - 1, cols - 1 - col0);
     for (int s = 0; s < sweeps; ++s) {
-      const Scratch& from = buffer[s & 1];
-      const Scratch& to = buffer[(s + 1) & 1];
+      const int from = s & 1, to = from ^ 1;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first_row, last_row), [&](const int a) {
         const int i = row0 + a;
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first_col, last_col), [&](const int b) {
-          to(a, b) = jacobi_update(from(a, b), from(a - 1, b), from(a + 1, b), from(a, b - 1), from(a, b + 1),
-                                   rhs(i, col0 + b), omega, weighted);
+          buffer(to, a, b) = jacobi_update(buffer(from, a, b), buffer(from, a - 1, b), buffer(from, a + 1, b),
+                                           buffer(from, a, b - 1), buffer(from, a, b + 1), rhs(i, col0 + b), omega,
+                                           weighted);
         });
       });
       team.team_barrier();
     }
 
-    const Scratch& result = buffer[sweeps & 1];
+    const int result = sweeps & 1;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, geometry.tile_rows), [&](const int a) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, geometry.tile_cols), [&](const int b) {
         const int i = row0 + geometry.halo + a, j = col0 + geometry.halo + b;
-        if (i < rows - 1 && j < cols - 1) x_next(i, j) = result(geometry.halo + a, geometry.halo + b);
+        if (i < rows - 1 && j < cols - 1) x_next(i, j) = buffer(result, geometry.halo + a, geometry.halo + b);
       });
     });
   }

@@ -41,6 +41,7 @@ void check(const SolverOptions& options) {
   // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
   require(options.omega > 0 && options.omega <= 1, "omega must be in (0, 1]");
   require(options.sweeps_per_launch >= 1, "sweeps_per_launch must be >= 1");
+  require(options.team_rows >= 0, "team_rows must be >= 0 (0: automatic)");
   require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
 }
 

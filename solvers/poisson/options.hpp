@@ -29,6 +29,9 @@ struct SolverOptions {
   // jacobi_blocked: points each team writes; 0 picks the largest square tile
   // whose region (tile plus halo) fits the backend's team scratch.
   int tile_rows = 0, tile_cols = 0;
+  // jacobi_blocked on GPUs: region rows a team works on at once (a warp
+  // each); 0 = as many as fit 1024 threads. Hosts use one thread per team.
+  int team_rows = 0;
   CgOperator cg_operator = CgOperator::matrix_free;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -54,8 +55,7 @@ template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
   using Sum = typename Accumulator<T>::type;
   Sum sum = 0;
-  Kokkos::parallel_reduce("poisson_residual", interior_policy(x.extent(0), x.extent(1)),
-                          ResidualSquared<T, Sum>{x, rhs}, sum);
+  reduce_interior<Sum>("poisson_residual", x.extent(0), x.extent(1), ResidualSquared<T, Sum>{x, rhs}, sum);
   return std::sqrt(static_cast<double>(sum));
 }
 
@@ -71,7 +71,7 @@ template <class T>
 double zero_interior_residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
   View2D<T> start(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_start"), x.extent(0), x.extent(1));
   Kokkos::deep_copy(start, x);
-  Kokkos::parallel_for("poisson_zero_interior", interior_policy(x.extent(0), x.extent(1)), ZeroInterior<T>{start});
+  for_interior("poisson_zero_interior", x.extent(0), x.extent(1), ZeroInterior<T>{start});
   return residual_norm(start, rhs);
 }
 
@@ -84,6 +84,9 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   if (x.extent(0) < 3 || x.extent(1) < 3)
     throw std::invalid_argument("Poisson grid " + std::to_string(x.extent(0)) + "x" + std::to_string(x.extent(1)) +
                                 " has no interior: it needs at least 3x3 points");
+  if (x.extent(0) * x.extent(1) > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument("Poisson grid " + std::to_string(x.extent(0)) + "x" + std::to_string(x.extent(1)) +
+                                " has more than 2^31 points, the kernels' index range");
   if (rhs.extent(0) != x.extent(0) || rhs.extent(1) != x.extent(1))
     throw std::invalid_argument("Poisson right-hand side is " + std::to_string(rhs.extent(0)) + "x" +
                                 std::to_string(rhs.extent(1)) + ", the grid " + std::to_string(x.extent(0)) + "x" +

@@ -4,6 +4,7 @@
 // outer ring (i = 0, rows-1 or j = 0, cols-1) holds fixed boundary values and
 // is never written.
 #include <cstdint>
+#include <type_traits>
 
 #include "core/spaces.hpp"
 
@@ -17,9 +18,42 @@ struct Accumulator {
   using type = double;
 };
 
-// The interior as a 2-D range; boundary rows and columns are excluded.
-inline Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>> interior_policy(std::int64_t rows, std::int64_t cols) {
-  return Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({1, 1}, {rows - 1, cols - 1});
+// Interior points as one flat 32-bit range, (i, j) recovered by one division:
+// on GPUs this runs at the memory bandwidth where Kokkos 3.4's 2-D MDRange
+// reached a third of it. Grids are limited to 2^31 points (checked by solve()).
+template <class Functor>
+struct InteriorPoints {
+  Functor functor;
+  int inner_cols;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const { functor(1 + k / inner_cols, 1 + k % inner_cols); }
+};
+
+// Tag: void calls functor(i, j, sum), else functor(Tag{}, i, j, sum).
+template <class Functor, class Sum, class Tag>
+struct InteriorSum {
+  using value_type = Sum;
+  Functor functor;
+  int inner_cols;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, Sum& sum) const {
+    if constexpr (std::is_void<Tag>::value) functor(1 + k / inner_cols, 1 + k % inner_cols, sum);
+    else functor(Tag{}, 1 + k / inner_cols, 1 + k % inner_cols, sum);
+  }
+};
+
+inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> interior_range(std::int64_t rows, std::int64_t cols) {
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, static_cast<int>((rows - 2) * (cols - 2)));
+}
+
+template <class Functor>
+void for_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
+  Kokkos::parallel_for(name, interior_range(rows, cols), InteriorPoints<Functor>{functor, static_cast<int>(cols - 2)});
+}
+
+// Sums functor's contributions into `result` (a Sum& or a rank-0 device View).
+template <class Sum, class Tag = void, class Functor, class Result>
+void reduce_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor, Result&& result) {
+  Kokkos::parallel_reduce(name, interior_range(rows, cols),
+                          InteriorSum<Functor, Sum, Tag>{functor, static_cast<int>(cols - 2)}, result);
 }
 
 // (L X)[i,j] - B[i,j] solved for X[i,j], optionally relaxed by omega. Shared by
