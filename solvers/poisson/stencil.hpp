@@ -18,14 +18,24 @@ struct Accumulator {
   using type = double;
 };
 
-// Interior points as one flat 32-bit range, (i, j) recovered by one division:
-// on GPUs this runs at the memory bandwidth where Kokkos 3.4's 2-D MDRange
-// reached a third of it. Grids are limited to 2^31 points (checked by solve()).
+// How kernels walk the interior. GPUs: one flat 32-bit range, (i, j) recovered
+// by one division, which runs at the memory bandwidth where Kokkos 3.4's 2-D
+// MDRange reached a third of it. Hosts: a range of rows, each thread running
+// along its rows' columns, which the compiler vectorises (the division costs
+// more than the stencil there). Grids are limited to 2^31 points (solve()).
+constexpr bool host_execution = std::is_same<ExecSpace, HostExecSpace>::value;
+
 template <class Functor>
 struct InteriorPoints {
   Functor functor;
   int inner_cols;
-  KOKKOS_INLINE_FUNCTION void operator()(const int k) const { functor(1 + k / inner_cols, 1 + k % inner_cols); }
+  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
+    if constexpr (host_execution) {
+      for (int j = 1; j <= inner_cols; ++j) functor(k + 1, j);
+    } else {
+      functor(1 + k / inner_cols, 1 + k % inner_cols);
+    }
+  }
 };
 
 // Tag: void calls functor(i, j, sum), else functor(Tag{}, i, j, sum).
@@ -34,14 +44,22 @@ struct InteriorSum {
   using value_type = Sum;
   Functor functor;
   int inner_cols;
+  KOKKOS_INLINE_FUNCTION void add(const int i, const int j, Sum& sum) const {
+    if constexpr (std::is_void<Tag>::value) functor(i, j, sum);
+    else functor(Tag{}, i, j, sum);
+  }
   KOKKOS_INLINE_FUNCTION void operator()(const int k, Sum& sum) const {
-    if constexpr (std::is_void<Tag>::value) functor(1 + k / inner_cols, 1 + k % inner_cols, sum);
-    else functor(Tag{}, 1 + k / inner_cols, 1 + k % inner_cols, sum);
+    if constexpr (host_execution) {
+      for (int j = 1; j <= inner_cols; ++j) add(k + 1, j, sum);
+    } else {
+      add(1 + k / inner_cols, 1 + k % inner_cols, sum);
+    }
   }
 };
 
 inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> interior_range(std::int64_t rows, std::int64_t cols) {
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, static_cast<int>((rows - 2) * (cols - 2)));
+  const std::int64_t count = host_execution ? rows - 2 : (rows - 2) * (cols - 2);
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, static_cast<int>(count));
 }
 
 template <class Functor>
