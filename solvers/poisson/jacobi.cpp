@@ -13,8 +13,6 @@ namespace portasolve::poisson {
 
 namespace {
 
-bool host_backend() { return Kokkos::SpaceAccessibility<HostSpace, MemSpace>::accessible; }
-
 template <class T>
 class BlockedLauncher {
   using Policy = typename BlockedJacobi<T>::Policy;
@@ -38,7 +36,7 @@ class BlockedLauncher {
                                  tile_or_automatic(options.tile_cols, options.sweeps_per_launch),
                                  options.sweeps_per_launch)) {
     // One warp (wavefront) along a row on GPUs; host threads take whole rows.
-    const int vector = host_backend() ? 1 : std::min(Policy::vector_length_max(), 32);
+    const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
     const std::size_t scratch = BlockedJacobi<T>::scratch_bytes(geometry_);
     if (scratch > static_cast<std::size_t>(Policy::scratch_size_max(0)))
       throw std::invalid_argument("jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
@@ -49,7 +47,7 @@ class BlockedLauncher {
                                   ": use a smaller tile or fewer sweeps per launch");
     const int league = geometry_.tiles_down * geometry_.tiles_across;
     const int rows_in_flight =
-        host_backend() ? 1
+        host_execution ? 1
                        : std::max(1, std::min(geometry_.region_rows(),
                                               options.team_rows > 0 ? options.team_rows : max_team_rows(vector)));
     policy_ = Policy(league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
