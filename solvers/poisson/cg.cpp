@@ -97,8 +97,8 @@ CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
 }
 
 // A check restarts CG from the true residual when the recursive one has
-// fallen this far below it: rounding has taken over the recurrence.
-constexpr double drift_factor = 2;
+// fallen below half of it: rounding has taken over the recurrence.
+bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
 
 }  // namespace
 
@@ -141,7 +141,7 @@ void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& optio
       rr = rr_next;
     }
     double norm = residual_norm(x, rhs);
-    if (norm > drift_factor * std::sqrt(static_cast<double>(rr))) {
+    if (drifted(norm, static_cast<double>(rr))) {
       rr = replace_residual();
       norm = std::sqrt(static_cast<double>(rr));
       Kokkos::deep_copy(p, r);
@@ -178,7 +178,7 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
     }
     Kokkos::deep_copy(host_scalars, scalars);
     double norm = residual_norm(x, rhs);
-    if (norm > drift_factor * std::sqrt(static_cast<double>(host_scalars(done & 1)))) {
+    if (drifted(norm, static_cast<double>(host_scalars(done & 1)))) {
       replace_residual(done);
       restart_step = done;
       Kokkos::deep_copy(host_scalars, scalars);
