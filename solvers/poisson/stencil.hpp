@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::poisson {
@@ -18,60 +19,21 @@ struct Accumulator {
   using type = double;
 };
 
-// How kernels walk the interior. GPUs: one flat 32-bit range, (i, j) recovered
-// by one division, which runs at the memory bandwidth where Kokkos 3.4's 2-D
-// MDRange reached a third of it. Hosts: a range of rows, each thread running
-// along its rows' columns, which the compiler vectorises (the division costs
-// more than the stencil there). Grids are limited to 2^31 points (solve()).
-constexpr bool host_execution = std::is_same<ExecSpace, HostExecSpace>::value;
-
-template <class Functor>
-struct InteriorPoints {
-  Functor functor;
-  int inner_cols;
-  KOKKOS_INLINE_FUNCTION void operator()(const int k) const {
-    if constexpr (host_execution) {
-      for (int j = 1; j <= inner_cols; ++j) functor(k + 1, j);
-    } else {
-      functor(1 + k / inner_cols, 1 + k % inner_cols);
-    }
-  }
-};
-
-// Tag: void calls functor(i, j, sum), else functor(Tag{}, i, j, sum).
-template <class Functor, class Sum, class Tag>
-struct InteriorSum {
-  using value_type = Sum;
-  Functor functor;
-  int inner_cols;
-  KOKKOS_INLINE_FUNCTION void add(const int i, const int j, Sum& sum) const {
-    if constexpr (std::is_void<Tag>::value) functor(i, j, sum);
-    else functor(Tag{}, i, j, sum);
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(const int k, Sum& sum) const {
-    if constexpr (host_execution) {
-      for (int j = 1; j <= inner_cols; ++j) add(k + 1, j, sum);
-    } else {
-      add(1 + k / inner_cols, 1 + k % inner_cols, sum);
-    }
-  }
-};
-
-inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> interior_range(std::int64_t rows, std::int64_t cols) {
-  const std::int64_t count = host_execution ? rows - 2 : (rows - 2) * (cols - 2);
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, static_cast<int>(count));
+// The interior: rows 1..rows-2, columns 1..cols-2 (core/grid_range.hpp says how
+// each backend walks it). Grids are limited to 2^31 points (solve()).
+inline GridRectangle interior(std::int64_t rows, std::int64_t cols) {
+  return GridRectangle{1, 1, static_cast<int>(rows - 2), static_cast<int>(cols - 2)};
 }
 
 template <class Functor>
 void for_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
-  Kokkos::parallel_for(name, interior_range(rows, cols), InteriorPoints<Functor>{functor, static_cast<int>(cols - 2)});
+  for_rectangle(name, interior(rows, cols), functor);
 }
 
 // Sums functor's contributions into `result` (a Sum& or a rank-0 device View).
 template <class Sum, class Tag = void, class Functor, class Result>
 void reduce_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor, Result&& result) {
-  Kokkos::parallel_reduce(name, interior_range(rows, cols),
-                          InteriorSum<Functor, Sum, Tag>{functor, static_cast<int>(cols - 2)}, result);
+  reduce_rectangle<Sum, Tag>(name, interior(rows, cols), functor, result);
 }
 
 // (L X)[i,j] - B[i,j] solved for X[i,j], optionally relaxed by omega. Shared by

@@ -1,0 +1,100 @@
+#include "solvers/smoothing/options.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace portasolve::smoothing {
+
+namespace {
+
+template <class Enum>
+Enum from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<Enum>(i);
+  throw std::invalid_argument(std::string("unknown smoothing ") + what + " '" + name + "'");
+}
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+const std::vector<std::string>& kernel_names() {
+  static const std::vector<std::string> names{"box", "weighted", "gaussian"};
+  return names;
+}
+const std::vector<std::string>& border_names() {
+  static const std::vector<std::string> names{"keep", "nearest", "reflect", "mirror", "wrap", "constant"};
+  return names;
+}
+const std::vector<std::string>& rounding_names() {
+  static const std::vector<std::string> names{"floor", "nearest"};
+  return names;
+}
+const std::vector<std::string>& separable_names() {
+  static const std::vector<std::string> names{"auto", "yes", "no"};
+  return names;
+}
+KernelKind kernel_from_name(const std::string& name) { return from_name<KernelKind>(kernel_names(), name, "kernel"); }
+BorderMode border_from_name(const std::string& name) { return from_name<BorderMode>(border_names(), name, "border"); }
+Rounding rounding_from_name(const std::string& name) {
+  return from_name<Rounding>(rounding_names(), name, "rounding");
+}
+Separable separable_from_name(const std::string& name) {
+  return from_name<Separable>(separable_names(), name, "separable choice");
+}
+std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
+std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }
+std::string name_of(Rounding rounding) { return rounding_names()[static_cast<std::size_t>(rounding)]; }
+
+int kernel_radius(const SmoothingOptions& options) {
+  switch (options.kernel) {
+    case KernelKind::box: return options.radius;
+    case KernelKind::weighted: return (options.weights_size - 1) / 2;
+    case KernelKind::gaussian: return static_cast<int>(std::floor(options.truncate * options.sigma + 0.5));
+  }
+  return 0;
+}
+
+void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols) {
+  switch (options.kernel) {
+    case KernelKind::box:
+      require(options.radius >= 0, "box radius must be >= 0, got " + std::to_string(options.radius));
+      break;
+    case KernelKind::weighted: {
+      const int size = options.weights_size;
+      require(size >= 1 && size % 2 == 1, "the weights matrix must be square with an odd side, got side " +
+                                               std::to_string(size));
+      require(options.weights.size() == static_cast<std::size_t>(size) * size,
+              "the weights matrix must have side x side entries");
+      double sum = 0;
+      for (double w : options.weights) {
+        require(std::isfinite(w), "the weights must be finite numbers");
+        sum += w;
+      }
+      require(sum > 0, "the weights must have a positive sum (a smoothing kernel), got " + std::to_string(sum));
+      require(options.separable != Separable::yes, "a weights matrix is applied in one 2-D pass (separable: yes "
+                                                   "is for box and gaussian)");
+      break;
+    }
+    case KernelKind::gaussian:
+      require(std::isfinite(options.sigma) && options.sigma > 0, "sigma must be > 0, got " +
+                                                                     std::to_string(options.sigma));
+      require(std::isfinite(options.truncate) && options.truncate > 0, "truncate must be > 0");
+      require(options.truncate * options.sigma < 1e6, "truncate * sigma is far too large");
+      break;
+  }
+  require(std::isfinite(options.constant_value), "the constant border value must be finite");
+  require(options.passes >= 0, "passes must be >= 0");
+  require(options.passes_per_launch >= 0, "passes_per_launch must be >= 0 (0: automatic)");
+  require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+  require(rows >= 1 && cols >= 1, "the image is empty");
+  const std::int64_t side = 2 * static_cast<std::int64_t>(kernel_radius(options)) + 1;
+  require(side <= rows && side <= cols, "the " + std::to_string(side) + "x" + std::to_string(side) +
+                                            " kernel is larger than the " + std::to_string(cols) + "x" +
+                                            std::to_string(rows) + " (width x height) image");
+  require(rows * cols <= (std::int64_t(1) << 31) - 1, "images are limited to 2^31 - 1 pixels");
+}
+
+}  // namespace portasolve::smoothing

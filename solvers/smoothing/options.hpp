@@ -1,0 +1,71 @@
+#pragma once
+// What a smoothing run computes. Every pass replaces each pixel by the
+// weighted mean of its (2r+1)x(2r+1) neighbourhood, out[i,j] =
+// sum_{a,b} w[a,b] in[i+a, j+b] / sum w, the image extended past its edges as
+// the border mode says (SciPy ndimage's names and meanings, plus `keep`).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace portasolve::smoothing {
+
+// box: all (2r+1)^2 weights equal. weighted: any odd-sized square matrix with a
+// positive sum. gaussian: exp(-x^2 / (2 sigma^2)) per axis, truncated at
+// radius round(truncate * sigma) (SciPy's rule), applied as two 1-D passes.
+enum class KernelKind { box, weighted, gaussian };
+
+// keep: pixels within r of an edge are copied unchanged (the Numba example).
+// For a row a b c d, what lies past its ends:
+// nearest  a a a | a b c d | d d d     reflect  c b a | a b c d | d c b
+// mirror   d c b | a b c d | c b a     wrap     b c d | a b c d | a b c
+// constant k k k | a b c d | k k k  (k = constant_value)
+enum class BorderMode { keep, nearest, reflect, mirror, wrap, constant };
+
+// Integer images: sums are exact 64-bit integers and the one division per
+// pixel rounds down (floor, Python's //) or to nearest, halves up (nearest).
+enum class Rounding { floor, nearest };
+
+// auto: two 1-D passes for gaussian and for boxes of radius >= 3, one 2-D pass
+// otherwise. yes is refused for weighted matrices.
+enum class Separable { automatic, yes, no };
+
+struct SmoothingOptions {
+  KernelKind kernel = KernelKind::box;
+  int radius = 1;                   // box
+  std::vector<double> weights;      // weighted: row-major, size x size
+  int weights_size = 0;             // weighted: the matrix's side (odd)
+  double sigma = 1, truncate = 4;   // gaussian
+  BorderMode border = BorderMode::reflect;
+  double constant_value = 0;        // border: constant
+  Rounding rounding = Rounding::nearest;
+  Separable separable = Separable::automatic;
+  std::int64_t passes = 1;
+  // Passes fused in one launch (temporal blocking in team scratch); 1 launches
+  // every pass on its own; 0 chooses.
+  int passes_per_launch = 0;
+  // Fused launches: the pixels each team writes; 0 = the largest square that
+  // fits the backend's team scratch.
+  int tile_rows = 0, tile_cols = 0;
+};
+
+const std::vector<std::string>& kernel_names();     // box, weighted, gaussian
+const std::vector<std::string>& border_names();     // keep, nearest, reflect, mirror, wrap, constant
+const std::vector<std::string>& rounding_names();   // floor, nearest
+const std::vector<std::string>& separable_names();  // auto, yes, no
+KernelKind kernel_from_name(const std::string& name);
+BorderMode border_from_name(const std::string& name);
+Rounding rounding_from_name(const std::string& name);
+Separable separable_from_name(const std::string& name);
+std::string name_of(KernelKind kernel);
+std::string name_of(BorderMode border);
+std::string name_of(Rounding rounding);
+
+// The kernel's radius r (box: radius; weighted: (size-1)/2; gaussian:
+// round(truncate * sigma)).
+int kernel_radius(const SmoothingOptions& options);
+
+// Throws std::invalid_argument naming the first option out of range, or a
+// kernel wider or taller than a rows x cols image.
+void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols);
+
+}  // namespace portasolve::smoothing

@@ -1,0 +1,122 @@
+#pragma once
+// One smoothing pass, one launch: every pixel's window summed straight from
+// device memory (neighbours come from cache). Pixels whose window lies inside
+// the image take the branch-free path; the rest read through the border mode.
+#include "core/grid_range.hpp"
+#include "core/spaces.hpp"
+#include "solvers/smoothing/border.hpp"
+#include "solvers/smoothing/taps.hpp"
+
+namespace portasolve::smoothing {
+
+// The border handling a kernel needs, by value.
+template <class Pixel>
+struct Border {
+  BorderMode mode;
+  Pixel constant;
+};
+
+// FixedRadius > 0 lets the compiler unroll the window; 0 reads taps.radius.
+template <class Pixel, int FixedRadius>
+struct Smooth2D {
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  View2D<const Pixel> in;
+  View2D<Pixel> out;
+  DeviceTaps<Pixel> taps;
+  Border<Pixel> border;
+
+  template <class Read>
+  KOKKOS_INLINE_FUNCTION Sum window(const int r, const Read& read) const {
+    Sum sum = 0;
+    for (int a = -r; a <= r; ++a)
+      for (int b = -r; b <= r; ++b) sum += taps.term(a, b, read(a, b));
+    return sum;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    const int r = FixedRadius > 0 ? FixedRadius : taps.radius;
+    const int rows = static_cast<int>(in.extent(0)), cols = static_cast<int>(in.extent(1));
+    if (i >= r && i < rows - r && j >= r && j < cols - r) {
+      out(i, j) = taps.finish(window(r, [&](int a, int b) { return in(i + a, j + b); }));
+    } else if (border.mode == BorderMode::keep) {
+      out(i, j) = in(i, j);
+    } else {
+      out(i, j) = taps.finish(window(r, [&](int a, int b) {
+        const int y = i + a, x = j + b;
+        if (border.mode == BorderMode::constant && (y < 0 || y >= rows || x < 0 || x >= cols)) return border.constant;
+        return in(fold_index(y, rows, border.mode), fold_index(x, cols, border.mode));
+      }));
+    }
+  }
+};
+
+// A separable kernel's two 1-D passes: along each row into `partial` (Sum,
+// integers unnormalised), then along each column into `out`.
+struct AlongRows {};
+struct AlongColumns {};
+
+template <class Pixel>
+struct SmoothSeparable {
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  View2D<const Pixel> in;
+  View2D<Sum> partial;
+  View2D<Pixel> out;
+  DeviceTaps<Pixel> taps;
+  Border<Pixel> border;
+
+  KOKKOS_INLINE_FUNCTION Sum row_sum(const int i, const int j) const {
+    const int r = taps.radius, cols = static_cast<int>(in.extent(1));
+    Sum sum = 0;
+    if (j >= r && j < cols - r) {
+      for (int b = -r; b <= r; ++b) sum += taps.term(b, static_cast<Sum>(in(i, j + b)));
+    } else {
+      for (int b = -r; b <= r; ++b) {
+        const int x = j + b;
+        const Pixel p = (border.mode == BorderMode::constant && (x < 0 || x >= cols))
+                            ? border.constant : in(i, fold_index(x, cols, border.mode));
+        sum += taps.term(b, static_cast<Sum>(p));
+      }
+    }
+    return taps.partial(sum);
+  }
+
+  // A row of the constant extension, summed the way row_sum sums real rows.
+  KOKKOS_INLINE_FUNCTION Sum constant_row() const {
+    Sum sum = 0;
+    for (int b = -taps.radius; b <= taps.radius; ++b) sum += taps.term(b, static_cast<Sum>(border.constant));
+    return taps.partial(sum);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(AlongRows, const int i, const int j) const { partial(i, j) = row_sum(i, j); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(AlongColumns, const int i, const int j) const {
+    const int r = taps.radius, rows = static_cast<int>(in.extent(0)), cols = static_cast<int>(in.extent(1));
+    const bool inside = i >= r && i < rows - r;
+    if (border.mode == BorderMode::keep && !(inside && j >= r && j < cols - r)) {
+      out(i, j) = in(i, j);
+      return;
+    }
+    Sum sum = 0;
+    if (inside) {
+      for (int a = -r; a <= r; ++a) sum += taps.term(a, partial(i + a, j));
+    } else {
+      const Sum outside = border.mode == BorderMode::constant ? constant_row() : Sum(0);
+      for (int a = -r; a <= r; ++a) {
+        const int y = i + a;
+        const Sum p = (border.mode == BorderMode::constant && (y < 0 || y >= rows))
+                          ? outside : partial(fold_index(y, rows, border.mode), j);
+        sum += taps.term(a, p);
+      }
+    }
+    out(i, j) = taps.finish(sum);
+  }
+};
+
+// Adapts a tagged functor to for_rectangle's functor(i, j).
+template <class Functor, class Tag>
+struct WithTag {
+  Functor functor;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { functor(Tag{}, i, j); }
+};
+
+}  // namespace portasolve::smoothing

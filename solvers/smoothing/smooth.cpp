@@ -1,0 +1,176 @@
+#include "solvers/smoothing/smooth.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "core/grid_range.hpp"
+#include "solvers/smoothing/fused.hpp"
+#include "solvers/smoothing/single_pass.hpp"
+#include "solvers/smoothing/taps.hpp"
+
+namespace portasolve::smoothing {
+
+namespace {
+
+// Fused passes per launch when the options leave it to us: GPUs gain from
+// temporal blocking (scratch is far faster than device memory), host caches
+// already hold a 2-D pass's rows, so hosts launch every pass.
+int automatic_passes_per_launch(int radius) {
+  if (host_execution || radius == 0) return 1;
+  return std::max(1, 8 / radius);
+}
+
+template <class Pixel, int FixedRadius>
+class FusedLauncher {
+  using Kernel = FusedSmoothing<Pixel, FixedRadius>;
+  using Policy = typename Kernel::Policy;
+
+ public:
+  FusedLauncher(Kernel kernel, std::int64_t rows, std::int64_t cols, const SmoothingOptions& options, int k)
+      : kernel_(kernel) {
+    const int r = kernel.taps.radius, halo = k * r;
+    const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(0));
+    int tile_rows = options.tile_rows, tile_cols = options.tile_cols;
+    if (tile_rows == 0 || tile_cols == 0) {
+      int side = 1;
+      while (Kernel::scratch_bytes(geometry(side + 1, side + 1, 0, rows, cols), kernel.separable) <= limit) ++side;
+      const int automatic = std::max(1, side - 2 * halo);
+      if (tile_rows == 0) tile_rows = automatic;
+      if (tile_cols == 0) tile_cols = automatic;
+    }
+    kernel_.geometry = geometry(tile_rows, tile_cols, halo, rows, cols);
+    const std::size_t scratch = Kernel::scratch_bytes(kernel_.geometry, kernel.separable);
+    if (scratch > limit)
+      throw std::invalid_argument("fused smoothing: a " + std::to_string(kernel_.geometry.region_rows()) + "x" +
+                                  std::to_string(kernel_.geometry.region_cols()) + " region (tile plus halo " +
+                                  std::to_string(halo) + ") needs " + std::to_string(scratch) +
+                                  " bytes of team scratch, this backend allows " + std::to_string(limit) +
+                                  ": use a smaller tile or fewer passes per launch");
+    const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
+    const int team = host_execution ? 1 : 8;
+    const int height = kernel_.geometry.region_rows() - 2 * r, width = kernel_.geometry.region_cols() - 2 * r;
+    const int segments = std::max(1, std::min(height, team * vector / std::max(1, width)));
+    kernel_.geometry.segment_rows = std::max(1, (height + segments - 1) / segments);
+    policy_ = Policy(kernel_.geometry.tiles_down * kernel_.geometry.tiles_across, team, vector)
+                  .set_scratch_size(0, Kokkos::PerTeam(scratch));
+  }
+
+  void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out, int passes) {
+    kernel_.in = in;
+    kernel_.out = out;
+    kernel_.passes = passes;
+    Kokkos::parallel_for("smoothing_fused", policy_, kernel_);
+  }
+  const FusedGeometry& geometry() const { return kernel_.geometry; }
+
+ private:
+  static FusedGeometry geometry(int tile_rows, int tile_cols, int halo, std::int64_t rows, std::int64_t cols) {
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); };
+    return FusedGeometry{tile_rows, tile_cols, halo, ceil_div(rows, tile_rows), ceil_div(cols, tile_cols), 1};
+  }
+
+  Kernel kernel_;
+  Policy policy_;
+};
+
+// Launch i of n writes to `output` when n - 1 - i is even, so the last does.
+template <class Pixel>
+struct PingPong {
+  View2D<const Pixel> input;
+  View2D<Pixel> output, spare;
+  std::int64_t launches;
+  View2D<const Pixel> source(std::int64_t i) const { return i == 0 ? input : View2D<const Pixel>(target(i - 1)); }
+  View2D<Pixel> target(std::int64_t i) const { return (launches - 1 - i) % 2 == 0 ? output : spare; }
+};
+
+template <class Pixel, int FixedRadius>
+SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
+                 const KernelPlan& plan, const DeviceTaps<Pixel>& taps, const PassCallback& on_launch) {
+  const std::int64_t rows = input.extent(0), cols = input.extent(1);
+  const Border<Pixel> border{options.border, constant_pixel<Pixel>(options.constant_value)};
+  SmoothReport report;
+  report.passes = options.passes;
+  report.radius = plan.radius;
+  report.separable = plan.separable;
+  int k = options.passes_per_launch > 0 ? options.passes_per_launch : automatic_passes_per_launch(plan.radius);
+  if (plan.radius == 0) k = 1;
+  k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(k, options.passes)));
+  report.passes_per_launch = k;
+  report.launches = (options.passes + k - 1) / k;
+  if (options.passes == 0) {
+    Kokkos::deep_copy(output, input);
+    return report;
+  }
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  View2D<Sum> partial;
+  if (plan.separable && k == 1)
+    partial = View2D<Sum>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_partial")), rows, cols);
+  View2D<Pixel> spare;
+  if (report.launches > 1)
+    spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
+  const PingPong<Pixel> buffers{input, output, spare, report.launches};
+
+  std::optional<FusedLauncher<Pixel, FixedRadius>> fused;
+  if (k > 1) {
+    FusedSmoothing<Pixel, FixedRadius> kernel;
+    kernel.taps = taps;
+    kernel.border = border;
+    kernel.separable = plan.separable;
+    fused.emplace(kernel, rows, cols, options, k);
+    report.tile_rows = fused->geometry().tile_rows;
+    report.tile_cols = fused->geometry().tile_cols;
+  }
+  const GridRectangle image{0, 0, static_cast<int>(rows), static_cast<int>(cols)};
+  const int r = plan.radius;
+  // keep: the pass along rows only where a window fits (the rest is copied).
+  const GridRectangle row_pass = options.border == BorderMode::keep
+                                     ? GridRectangle{0, r, static_cast<int>(rows), static_cast<int>(cols) - 2 * r}
+                                     : image;
+  std::int64_t done = 0;
+  for (std::int64_t launch = 0; launch < report.launches; ++launch) {
+    const View2D<const Pixel> from = buffers.source(launch);
+    const View2D<Pixel> to = buffers.target(launch);
+    const int passes = static_cast<int>(std::min<std::int64_t>(k, options.passes - done));
+    if (fused) {
+      fused->launch(from, to, passes);
+    } else if (plan.separable) {
+      const SmoothSeparable<Pixel> kernel{from, partial, to, taps, border};
+      for_rectangle("smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
+      for_rectangle("smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
+    } else {
+      for_rectangle("smoothing_2d", image, Smooth2D<Pixel, FixedRadius>{from, to, taps, border});
+    }
+    done += passes;
+    if (on_launch) on_launch(done);
+  }
+  return report;
+}
+
+}  // namespace
+
+template <class Pixel>
+SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
+                    const PassCallback& on_launch) {
+  const std::int64_t rows = input.extent(0), cols = input.extent(1);
+  check(options, rows, cols);
+  if (output.extent(0) != input.extent(0) || output.extent(1) != input.extent(1))
+    throw std::invalid_argument("smoothing: the output's extents differ from the input's");
+  if (output.data() == input.data()) throw std::invalid_argument("smoothing: the output must not alias the input");
+  const KernelPlan plan = kernel_plan(options);
+  const DeviceTaps<Pixel> taps = device_taps<Pixel>(plan, options.rounding);
+  if (plan.radius == 1 && !plan.separable) return run<Pixel, 1>(input, output, options, plan, taps, on_launch);
+  return run<Pixel, 0>(input, output, options, plan, taps, on_launch);
+}
+
+#define PORTASOLVE_SMOOTH(Pixel)                                                                           \
+  template SmoothReport smooth<Pixel>(const View2D<const Pixel>&, const View2D<Pixel>&, const SmoothingOptions&, \
+                                      const PassCallback&);
+PORTASOLVE_SMOOTH(std::uint8_t)
+PORTASOLVE_SMOOTH(std::uint16_t)
+PORTASOLVE_SMOOTH(std::int32_t)
+PORTASOLVE_SMOOTH(float)
+PORTASOLVE_SMOOTH(double)
+
+}  // namespace portasolve::smoothing

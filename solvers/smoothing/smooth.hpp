@@ -1,0 +1,34 @@
+#pragma once
+// One entry point for every kernel, border mode and pixel type: `passes`
+// smoothing passes of `input` into `output`.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/spaces.hpp"
+#include "solvers/smoothing/options.hpp"
+
+namespace portasolve::smoothing {
+
+struct SmoothReport {
+  std::int64_t passes = 0;
+  std::int64_t launches = 0;
+  int radius = 0;
+  bool separable = false;
+  int passes_per_launch = 1;            // > 1: fused in team scratch
+  int tile_rows = 0, tile_cols = 0;     // fused launches
+};
+
+// Called on the host after each launch with the passes done so far (the
+// device may still be running); may throw to abandon the run.
+using PassCallback = std::function<void(std::int64_t passes_done)>;
+
+// Pixel: std::uint8_t, std::uint16_t, std::int32_t, float or double.
+// output must have input's extents and not alias it. Throws
+// std::invalid_argument for bad options or a fused tile that does not fit the
+// team scratch.
+template <class Pixel>
+SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
+                    const PassCallback& on_launch = {});
+
+}  // namespace portasolve::smoothing

@@ -1,0 +1,88 @@
+#pragma once
+// The kernel's weights, typed for the pixels.
+//
+// Floating-point pixels: weights normalised to sum 1 and a `scale` applied
+// once per 1-D or 2-D pass (a box keeps weights 1 and scale 1/n, so it sums
+// pixels exactly as the Numba example does before its division).
+// Integer pixels: integer weights (box: 1; a weights matrix of integers: as
+// given; otherwise the normalised weights in the finest units whose sums fit
+// 64 bits for the type's range (taps.cpp: uint8 2^-50 in 2-D, 2^-25 per axis;
+// int32 2^-26, 2^-13), rounded), sums in 64 bits, exact, and one division by
+// the weights' total per pixel. A constant image therefore stays exactly constant.
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/spaces.hpp"
+#include "solvers/smoothing/options.hpp"
+
+namespace portasolve::smoothing {
+
+// The kernel as applied: 2-D weights (2r+1)^2 row-major, or one set of 2r+1
+// weights used along rows and then along columns.
+struct KernelPlan {
+  int radius = 0;
+  bool separable = false;
+  std::vector<double> weights;  // unnormalised
+};
+
+KernelPlan kernel_plan(const SmoothingOptions& options);
+
+template <class Pixel>
+struct PixelArithmetic {
+  static constexpr bool integer = std::is_integral<Pixel>::value;
+  using Weight = std::conditional_t<integer, std::int64_t, Pixel>;
+  using Sum = Weight;
+};
+
+// What a kernel needs on the device: weights, the divisor or scale, rounding.
+template <class Pixel>
+struct DeviceTaps {
+  using Weight = typename PixelArithmetic<Pixel>::Weight;
+  using Sum = typename PixelArithmetic<Pixel>::Sum;
+  View1D<const Weight> weights;
+  int radius = 0;
+  int side = 1;       // 2r+1
+  Sum total = 1;      // integers: the divisor of a finished pixel
+  Weight scale = 1;   // floating point: applied at the end of every 1-D or 2-D pass
+  Rounding rounding = Rounding::nearest;
+
+  KOKKOS_INLINE_FUNCTION Sum term(const int a, const int b, const Pixel p) const {
+    return weights((a + radius) * side + b + radius) * static_cast<Sum>(p);
+  }
+  KOKKOS_INLINE_FUNCTION Sum term(const int b, const Sum p) const { return weights(b + radius) * p; }
+
+  // A separable kernel's first pass: integers stay unnormalised sums.
+  KOKKOS_INLINE_FUNCTION Sum partial(const Sum sum) const {
+    if constexpr (PixelArithmetic<Pixel>::integer) return sum;
+    else return sum * scale;
+  }
+
+  KOKKOS_INLINE_FUNCTION Pixel finish(const Sum sum) const {
+    if constexpr (PixelArithmetic<Pixel>::integer) {
+      // Floor division of sum (any sign) by total > 0; nearest = floor((2 sum + total) / (2 total)).
+      const Sum numerator = rounding == Rounding::floor ? sum : 2 * sum + total;
+      const Sum denominator = rounding == Rounding::floor ? total : 2 * total;
+      Sum quotient = numerator / denominator;
+      if ((numerator % denominator != 0) && (numerator < 0)) --quotient;
+      constexpr Sum lowest = static_cast<Sum>(std::numeric_limits<Pixel>::lowest());
+      constexpr Sum highest = static_cast<Sum>(std::numeric_limits<Pixel>::max());
+      return static_cast<Pixel>(quotient < lowest ? lowest : (quotient > highest ? highest : quotient));
+    } else {
+      return sum * scale;
+    }
+  }
+};
+
+// Builds the typed weights on the device. Throws std::invalid_argument when
+// integer sums could overflow 64 bits.
+template <class Pixel>
+DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding);
+
+// The constant border value as a pixel (integers: rounded to nearest and
+// clamped to the type's range).
+template <class Pixel>
+Pixel constant_pixel(double value);
+
+}  // namespace portasolve::smoothing
