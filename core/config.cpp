@@ -209,7 +209,13 @@ YAML::Node Field::validate(const YAML::Node& value, const SourceLocation& where)
       if (!value.IsSequence()) throw ConfigError(where, path_, "expected a list, got " + describe(value), allowed());
       const Kind item_kind = kind_ == Kind::RealList ? Kind::Real : kind_ == Kind::IntegerList ? Kind::Integer : Kind::Choice;
       YAML::Node items(YAML::NodeType::Sequence);
-      for (const auto& item : value) items.push_back(scalar(item, item_kind));
+      // A list of rows (a matrix) reads as its entries, row by row.
+      for (const auto& item : value) {
+        if (item.IsSequence() && kind_ == Kind::RealList)
+          for (const auto& entry : item) items.push_back(scalar(entry, item_kind));
+        else
+          items.push_back(scalar(item, item_kind));
+      }
       if (items.size() < min_items_)
         throw ConfigError(where, path_, "has " + std::to_string(items.size()) + " items", allowed());
       items.SetStyle(YAML::EmitterStyle::Flow);

@@ -44,5 +44,7 @@ void add_lombscargle_schema(config::Schema& schema);
 void run_lombscargle(RunContext& context);
 void add_poisson_schema(config::Schema& schema);
 void run_poisson(RunContext& context);
+void add_smoothing_schema(config::Schema& schema);
+void run_smoothing(RunContext& context);
 
 }  // namespace portasolve::drivers

@@ -10,6 +10,8 @@ const std::vector<Experiment>& experiments() {
        add_lombscargle_schema, run_lombscargle},
       {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
        add_poisson_schema, run_poisson},
+      {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",
+       add_smoothing_schema, run_smoothing},
       {"stream", "device memory bandwidth (STREAM copy, scale, add, triad)", add_stream_schema, run_stream},
   };
   return all;

@@ -98,10 +98,38 @@ def plot_poisson(f, figure, others=()):
                     f"{int(f['output'].attrs['iterations'])} iterations", fontsize=10)
 
 
+def plot_smoothing(f, figure):
+    if "output/image" not in f or "input/image" not in f:
+        fail("smoothing: the result holds no images (output.image / output.input_image were off)")
+    before = f["input/image"][()].astype(np.float64)
+    after = f["output/image"][()].astype(np.float64)
+    # Large images: every k-th pixel, so the figure stays light.
+    step = max(1, max(before.shape) // 2048)
+    before, after = before[::step, ::step], after[::step, ::step]
+    low, high = float(before.min()), float(before.max())
+    difference = after - before
+    limit = float(np.max(np.abs(difference))) or 1.0
+    panels = [("before", before, "gray", low, high), ("after", after, "gray", low, high),
+              ("after - before", difference, "RdBu_r", -limit, limit)]
+    for k, (title, image, cmap, vmin, vmax) in enumerate(panels):
+        axes = figure.add_subplot(1, 3, k + 1)
+        shown = axes.imshow(image, cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
+        if k == 2:
+            figure.colorbar(shown, ax=axes, shrink=0.6)
+        axes.set_title(title + (f" (every {step}th pixel)" if step > 1 and k == 0 else ""), fontsize=9)
+        axes.set_xticks([])
+        axes.set_yticks([])
+    out, inp = f["output"].attrs, f["input"].attrs
+    rows, cols = int(inp["rows"]), int(inp["cols"])
+    figure.suptitle(f"smoothing {cols}x{rows} {text(inp['pixel_type'])}: {text(out['kernel'])} r={int(out['radius'])}, "
+                    f"border {text(out['border'])}, {int(out['passes'])} passes", fontsize=10)
+
+
 # experiment name -> function(h5py.File, matplotlib Figure[, others]); each solver adds its own.
 PLOTTERS = {
     "lombscargle": plot_lombscargle,
     "poisson": plot_poisson,
+    "smoothing": plot_smoothing,
     "stream": plot_stream,
 }
 
@@ -124,7 +152,7 @@ def main():
             fail(f"{args.result}: no plot for experiment '{experiment}' (known: {', '.join(sorted(PLOTTERS))})")
         if any(text(o.attrs["experiment"]) != experiment for o in others):
             fail(f"--with: every result must come from experiment '{experiment}'")
-        figure = plt.figure(figsize=(10, 7) if experiment == "poisson" else (8, 5))
+        figure = plt.figure(figsize={"poisson": (10, 7), "smoothing": (12, 4.5)}.get(experiment, (8, 5)))
         if others:
             PLOTTERS[experiment](f, figure, others)
         else:

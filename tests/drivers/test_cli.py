@@ -430,5 +430,100 @@ class Poisson(Folder):
             self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
 
 
+class Smoothing(Folder):
+    rows = [[(17 * i + 5 * j + (90 if (i - 8) ** 2 + (j - 12) ** 2 < 30 else 0)) % 256 for j in range(27)]
+            for i in range(19)]
+
+    def run_config(self, body, *sets):
+        out = os.path.join(self.dir, "s.h5")
+        if os.path.exists(out):
+            os.remove(out)
+        config = self.write("s.yaml", "experiment: smoothing\n" + body)
+        result = portasolve("run", config, "--output", out, "--quiet", *[a for kv in sets for a in ("--set", kv)])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return out, result
+
+    def test_numba_example_on_a_pgm_matches_numpy_and_plots(self):
+        import numpy as np
+        source, pgm_out = os.path.join(self.dir, "in.pgm"), os.path.join(self.dir, "out.pgm")
+        write_pgm_p2(source, self.rows)
+        out, result = self.run_config(f"image: {{source: pgm, file: {source}, pixel_type: int32}}\n"
+                                      "smoothing: {kernel: box, radius: 1, border: keep, rounding: floor}\n",
+                                      f"output.pgm={pgm_out}")
+        self.assertIn("effective", result.stdout)
+        image = np.array(self.rows, dtype=np.int64)
+        expected = image.copy()
+        window = sum(image[1 + a:image.shape[0] - 1 + a, 1 + b:image.shape[1] - 1 + b]
+                     for a in (-1, 0, 1) for b in (-1, 0, 1))
+        expected[1:-1, 1:-1] = window // 9
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f["output/image"].dtype, np.int32)
+            np.testing.assert_array_equal(f["output/image"][()], expected)
+            np.testing.assert_array_equal(f["input/image"][()], image)
+            self.assertEqual(f["output"].attrs["border"], "keep")
+            self.assertEqual(f["output"].attrs["passes"], 1)
+        self.assertEqual(read_pgm(pgm_out), expected.tolist())
+        plot = script("plot.py", out, "-o", os.path.join(self.dir, "s.png"))
+        self.assertEqual(plot.returncode, 0, plot.stderr)
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "s.png")), 10000)
+
+    def test_weighted_matrix_from_hdf5_matches_numpy_reflect(self):
+        import numpy as np
+        source = os.path.join(self.dir, "in.h5")
+        image = (np.arange(23 * 31).reshape(23, 31) * 2654435761 % 65536).astype(np.uint16)
+        with h5py.File(source, "w") as f:
+            f["pixels"] = image
+        out, _ = self.run_config(f"image: {{source: hdf5, file: {source}, dataset: pixels, pixel_type: uint16}}\n"
+                                 "smoothing: {kernel: weighted, weights: [[1, 2, 1], [2, 4, 2], [1, 2, 1]],"
+                                 " border: reflect, passes: 2}\n")
+        expected = image.astype(np.int64)
+        for _ in range(2):
+            padded = np.pad(expected, 1, mode="symmetric")  # SciPy's reflect
+            weights = np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]])
+            total = sum(weights[a, b] * padded[a:a + 23, b:b + 31] for a in range(3) for b in range(3))
+            expected = (2 * total + 16) // 32  # to nearest, halves up
+        with h5py.File(out, "r") as f:
+            np.testing.assert_array_equal(f["output/image"][()], expected)
+
+    def test_fused_passes_equal_separate_launches_and_baseline_is_timed(self):
+        body = ("image: {source: synthetic, rows: 70, cols: 53, pattern: noise}\n"
+                "smoothing: {kernel: box, border: mirror, passes: 10, passes_per_launch: 4, tile_rows: 16,"
+                " tile_cols: 12}\nbenchmark: {baseline: separate_launches}\n")
+        out, result = self.run_config(body)
+        self.assertIn("baseline, one launch per pass", result.stdout)
+        with h5py.File(out, "r") as f:
+            fused = f["output/image"][()]
+            self.assertEqual(f["output"].attrs["passes_per_launch"], 4)
+            self.assertEqual(f["output"].attrs["launches"], 3)
+            self.assertIn("baseline_s", f["timing"].attrs)
+        out, _ = self.run_config(body, "smoothing.passes_per_launch=1")
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f["output"].attrs["launches"], 10)
+            self.assertTrue((f["output/image"][()] == fused).all())
+
+    def test_input_errors(self):
+        fractional = os.path.join(self.dir, "frac.h5")
+        with h5py.File(fractional, "w") as f:
+            f["image"] = [[1.0, 2.5, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]
+        cases = [
+            ("smoothing: {kernel: weighted}", "key 'smoothing.weights': missing for kernel: weighted"),
+            ("smoothing: {kernel: weighted, weights: [[1, 1], [1, 1]]}", "not a square with an odd side"),
+            ("smoothing: {kernel: weighted, weights: [[1, -1, 0], [0, 0, 0], [0, 0, 0]]}", "positive sum"),
+            ("smoothing: {kernel: gaussian, sigma: 0}", "smoothing.sigma"),
+            ("smoothing: {radius: -1}", "smoothing.radius"),
+            ("image: {rows: 10, cols: 40}\nsmoothing: {radius: 5}", "11x11 kernel is larger than the 40x10"),
+            (f"image: {{source: hdf5, file: {fractional}, pixel_type: uint8}}", "is not a uint8 value"),
+            ("image: {source: pgm, file: /nonexistent.pgm}", "cannot open PGM image"),
+            ("smoothing: {passes: 3, passes_per_launch: 3, tile_rows: 3000, tile_cols: 3000}", "team scratch"),
+        ]
+        for body, message in cases:
+            config = self.write("e.yaml", "experiment: smoothing\n" + body + "\n")
+            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+            self.assertIn(result.returncode, (1, 2), (body, result.stderr))
+            self.assertEqual(result.returncode, 1 if "cannot open" in message else 2, (body, result.stderr))
+            self.assertIn(message, result.stderr, body)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

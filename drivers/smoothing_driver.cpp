@@ -1,0 +1,256 @@
+// experiment: smoothing. Loads or draws an image, converts it to the pixel
+// type, runs the passes (and, if asked, the same passes one launch each as
+// the baseline) and writes the smoothed image.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <stdexcept>
+
+#include "core/interrupt.hpp"
+#include "core/profiling.hpp"
+#include "core/timer.hpp"
+#include "drivers/experiment.hpp"
+#include "drivers/image_input.hpp"
+#include "solvers/smoothing/smooth.hpp"
+
+namespace portasolve::drivers {
+
+namespace sm = smoothing;
+
+void add_smoothing_schema(config::Schema& schema) {
+  using config::Kind;
+  schema.add("smoothing.kernel", Kind::Choice, "box, weighted (a matrix) or gaussian (two 1-D passes)")
+      .choices(sm::kernel_names()).default_value("box");
+  schema.add("smoothing.radius", Kind::Integer, "box: r, a (2r+1)x(2r+1) window").default_value(1).at_least(0);
+  schema.add("smoothing.weights", Kind::RealList, "weighted: a square matrix with an odd side, as a list of rows")
+      .optional();
+  schema.add("smoothing.sigma", Kind::Real, "gaussian: standard deviation in pixels").default_value(1.0)
+      .greater_than(0);
+  schema.add("smoothing.truncate", Kind::Real, "gaussian: radius = round(truncate * sigma) (SciPy's rule)")
+      .default_value(4.0).greater_than(0);
+  schema.add("smoothing.border", Kind::Choice, "past the edges: SciPy ndimage's modes, or keep (copy border pixels)")
+      .choices(sm::border_names()).default_value("reflect");
+  schema.add("smoothing.constant_value", Kind::Real, "border: constant: the value past the edges").default_value(0.0);
+  schema.add("smoothing.rounding", Kind::Choice, "integer pixels: floor (Python's //) or nearest (halves up)")
+      .choices(sm::rounding_names()).default_value("nearest");
+  schema.add("smoothing.separable", Kind::Choice, "two 1-D passes: auto (gaussian, box r >= 3), yes or no")
+      .choices(sm::separable_names()).default_value("auto");
+  schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
+  schema.add("smoothing.passes_per_launch", Kind::Integer, "passes fused per launch in team scratch (0: automatic)")
+      .default_value(0).at_least(0);
+  schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: tile height (0: largest that fits)")
+      .default_value(0).at_least(0);
+  schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: tile width (0: largest that fits)")
+      .default_value(0).at_least(0);
+  schema.add("image.source", Kind::Choice, "where the image comes from").choices({"synthetic", "pgm", "hdf5"})
+      .default_value("synthetic");
+  add_image_input_schema(schema, "image");
+  schema.add("image.pixel_type", Kind::Choice, "pixel type of the computation (precision is not used)")
+      .choices({"uint8", "uint16", "int32", "float", "double"}).default_value("float");
+  schema.add("output.image", Kind::Boolean, "write /output/image (large images: off for benchmarks)")
+      .default_value(true);
+  schema.add("output.input_image", Kind::Boolean, "write /input/image").default_value(true);
+  schema.add("output.pgm", Kind::String, "also write the result as this PGM (empty: none)").optional();
+  schema.add("benchmark.baseline", Kind::Choice, "also time the same passes one launch each, in the same run")
+      .choices({"none", "separate_launches"}).default_value("none");
+}
+
+namespace {
+
+sm::SmoothingOptions smoothing_options(const config::Config& config) {
+  sm::SmoothingOptions options;
+  options.kernel = sm::kernel_from_name(config.string("smoothing.kernel"));
+  options.radius = static_cast<int>(config.integer("smoothing.radius"));
+  if (options.kernel == sm::KernelKind::weighted) {
+    if (!config.has("smoothing.weights"))
+      throw ConfigError(config.where("smoothing.kernel"), "smoothing.weights", "missing for kernel: weighted",
+                        "a square matrix with an odd side, e.g. [[1, 2, 1], [2, 4, 2], [1, 2, 1]]");
+    options.weights = config.reals("smoothing.weights");
+    const auto side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(options.weights.size()))));
+    if (static_cast<std::size_t>(side) * side != options.weights.size() || side % 2 == 0)
+      throw ConfigError(config.where("smoothing.weights"), "smoothing.weights",
+                        "has " + std::to_string(options.weights.size()) + " entries, not a square with an odd side",
+                        "a list of rows, 1x1, 3x3, 5x5, ...");
+    options.weights_size = side;
+  }
+  options.sigma = config.real("smoothing.sigma");
+  options.truncate = config.real("smoothing.truncate");
+  options.border = sm::border_from_name(config.string("smoothing.border"));
+  options.constant_value = config.real("smoothing.constant_value");
+  options.rounding = sm::rounding_from_name(config.string("smoothing.rounding"));
+  options.separable = sm::separable_from_name(config.string("smoothing.separable"));
+  options.passes = config.integer("smoothing.passes");
+  options.passes_per_launch = static_cast<int>(config.integer("smoothing.passes_per_launch"));
+  options.tile_rows = static_cast<int>(config.integer("smoothing.tile_rows"));
+  options.tile_cols = static_cast<int>(config.integer("smoothing.tile_cols"));
+  return options;
+}
+
+// The options' own errors, turned into ConfigErrors at the key they concern.
+std::string key_of_problem(const std::string& message) {
+  for (const char* word : {"weights", "sigma", "truncate", "radius", "passes_per_launch", "passes", "tile", "scratch",
+                           "larger than"}) {
+    if (message.find(word) == std::string::npos) continue;
+    const std::string w = word;
+    if (w == "weights" || w == "sigma" || w == "truncate" || w == "radius" || w == "passes") return "smoothing." + w;
+    if (w == "passes_per_launch" || w == "scratch" || w == "tile") return "smoothing.passes_per_launch";
+    return "smoothing.kernel";
+  }
+  return "smoothing.kernel";
+}
+
+template <class Pixel>
+HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
+  HostView2D<Pixel> pixels(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_host_image")),
+                           image.rows, image.cols);
+  const double lowest = static_cast<double>(std::numeric_limits<Pixel>::lowest());
+  const double highest = static_cast<double>(std::numeric_limits<Pixel>::max());
+  for (std::size_t i = 0; i < image.rows; ++i)
+    for (std::size_t j = 0; j < image.cols; ++j) {
+      const double v = image.values[i * image.cols + j];
+      if constexpr (std::numeric_limits<Pixel>::is_integer) {
+        if (v < lowest || v > highest || v != std::floor(v))
+          throw InputError(image.description + ": pixel (" + std::to_string(i) + ", " + std::to_string(j) + ") = " +
+                           std::to_string(v) + " is not a " + type_name + " value (integers " +
+                           std::to_string(static_cast<long long>(lowest)) + ".." +
+                           std::to_string(static_cast<long long>(highest)) + ")");
+      }
+      pixels(i, j) = static_cast<Pixel>(v);
+    }
+  return pixels;
+}
+
+struct TimedSmooth {
+  sm::SmoothReport report;
+  RepeatTimes times;
+};
+
+template <class Pixel>
+TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, const View2D<Pixel>& output,
+                         const sm::SmoothingOptions& options, const std::string& label) {
+  const auto& config = context.config;
+  const int warmup = static_cast<int>(config.integer("run.warmup"));
+  const int repeats = static_cast<int>(config.integer("run.repeats"));
+  TimedSmooth result;
+  for (int r = -warmup; r < repeats; ++r) {
+    Progress progress = context.make_progress(
+        "smoothing/" + label + (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" +
+                                                           std::to_string(repeats + warmup) : std::string()),
+        options.passes, "pass");
+    ProfilingRegion region("smoothing/" + label);
+    Stopwatch watch;
+    try {
+      result.report = sm::smooth<Pixel>(input, output, options, [&](std::int64_t done) {
+        throw_if_interrupted();
+        progress.update(done);
+      });
+    } catch (const std::invalid_argument& error) {
+      const std::string key = key_of_problem(error.what());
+      throw ConfigError(config.where(key), key, error.what());
+    }
+    Kokkos::fence();
+    const double seconds = watch.seconds();
+    progress.finish();
+    if (r >= 0) result.times.seconds.push_back(seconds);
+  }
+  return result;
+}
+
+template <class Pixel>
+void run_typed(RunContext& context, const std::string& type_name) {
+  const auto& config = context.config;
+  Stopwatch setup_watch;
+  const std::string source = config.string("image.source");
+  Image image = load_image(config, "image", source, "image.source");
+  const sm::SmoothingOptions options = smoothing_options(config);
+  const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
+  image.values = {};  // the double copy is no longer needed
+  const View2D<Pixel> input(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")),
+                            image.rows, image.cols);
+  Kokkos::deep_copy(input, host_input);
+  const View2D<Pixel> output(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_output")),
+                             image.rows, image.cols);
+  const double setup_s = setup_watch.seconds();
+
+  TimedSmooth baseline;
+  const bool with_baseline = config.string("benchmark.baseline") == "separate_launches";
+  if (with_baseline) {
+    sm::SmoothingOptions separate = options;
+    separate.passes_per_launch = 1;
+    baseline = timed_smooth<Pixel>(context, input, output, separate, "separate launches (baseline)");
+  }
+  const TimedSmooth smoothed = timed_smooth<Pixel>(context, input, output, options, config.string("smoothing.kernel"));
+  const sm::SmoothReport& report = smoothed.report;
+
+  auto& result = context.result;
+  result.set_timing(setup_s, smoothed.times);
+  if (with_baseline) result.set_baseline("separate_launches", baseline.times);
+
+  auto& in = result.input();
+  in.set_attribute("source", source);
+  in.set_attribute("description", image.description);
+  in.set_attribute("rows", static_cast<std::int64_t>(image.rows));
+  in.set_attribute("cols", static_cast<std::int64_t>(image.cols));
+  in.set_attribute("pixel_type", type_name);
+  const h5::Dims dims{image.rows, image.cols};
+  if (config.boolean("output.input_image")) in.write_dataset("image", host_input.data(), dims);
+
+  auto& out = result.output();
+  const auto host_output = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
+  if (config.boolean("output.image")) {
+    out.write_dataset("image", host_output.data(), dims);
+    out.set_attribute("description", "the image after all passes, the input's pixel type", "image");
+  }
+  out.set_attribute("kernel", config.string("smoothing.kernel"));
+  out.set_attribute("radius", static_cast<std::int64_t>(report.radius));
+  out.set_attribute("separable", static_cast<std::int64_t>(report.separable));
+  out.set_attribute("border", sm::name_of(options.border));
+  out.set_attribute("rounding", std::numeric_limits<Pixel>::is_integer ? sm::name_of(options.rounding) : "none");
+  out.set_attribute("passes", report.passes);
+  out.set_attribute("passes_per_launch", static_cast<std::int64_t>(report.passes_per_launch));
+  out.set_attribute("launches", report.launches);
+  out.set_attribute("tile_rows", static_cast<std::int64_t>(report.tile_rows));
+  out.set_attribute("tile_cols", static_cast<std::int64_t>(report.tile_cols));
+  // Each pass reads and writes the image once at best.
+  const double pass_bytes = 2.0 * static_cast<double>(image.rows * image.cols * sizeof(Pixel));
+  const double seconds = smoothed.times.median();
+  const double bandwidth = seconds > 0 ? pass_bytes * static_cast<double>(report.passes) / seconds / 1e9 : 0.0;
+  out.set_attribute("effective_bandwidth_GBps", bandwidth);
+
+  char line[240];
+  std::snprintf(line, sizeof line, "smoothing: %zux%zu %s, %s r=%d%s, border %s: %lld passes, %d per launch\n",
+                image.rows, image.cols, type_name.c_str(), config.string("smoothing.kernel").c_str(), report.radius,
+                report.separable ? " (separable)" : "", sm::name_of(options.border).c_str(),
+                static_cast<long long>(report.passes), report.passes_per_launch);
+  context.out << line;
+  std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.4g ms per pass, %.1f GB/s effective (2 x image per pass)\n",
+                seconds, smoothed.times.seconds.size(),
+                report.passes > 0 ? 1e3 * seconds / static_cast<double>(report.passes) : 0.0, bandwidth);
+  context.out << line;
+  if (with_baseline) {
+    std::snprintf(line, sizeof line, "baseline, one launch per pass: %.6g s; speedup %.2fx\n", baseline.times.median(),
+                  baseline.times.median() / seconds);
+    context.out << line;
+  }
+  if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
+    std::vector<double> values(host_output.data(), host_output.data() + host_output.size());
+    const unsigned maxval = std::is_same<Pixel, std::uint16_t>::value ? 65535u : image.maxval;
+    write_pgm(config.string("output.pgm"), values, image.rows, image.cols, maxval);
+  }
+}
+
+}  // namespace
+
+void run_smoothing(RunContext& context) {
+  const std::string type = context.config.string("image.pixel_type");
+  if (type == "uint8") run_typed<std::uint8_t>(context, type);
+  else if (type == "uint16") run_typed<std::uint16_t>(context, type);
+  else if (type == "int32") run_typed<std::int32_t>(context, type);
+  else if (type == "float") run_typed<float>(context, type);
+  else run_typed<double>(context, type);
+}
+
+}  // namespace portasolve::drivers
