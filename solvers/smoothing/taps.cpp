@@ -1,5 +1,6 @@
 #include "solvers/smoothing/taps.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -93,6 +94,8 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
   for (std::size_t k = 0; k < typed.size(); ++k) host(k) = typed[k];
   Kokkos::deep_copy(weights, host);
   taps.weights = weights;
+  taps.all_inline = typed.size() <= static_cast<std::size_t>(DeviceTaps<Pixel>::inline_taps);
+  if (taps.all_inline) std::copy(typed.begin(), typed.end(), taps.near);
   return taps;
 }
 

@@ -41,17 +41,23 @@ template <class Pixel>
 struct DeviceTaps {
   using Weight = typename PixelArithmetic<Pixel>::Weight;
   using Sum = typename PixelArithmetic<Pixel>::Sum;
+  // Up to `inline_taps` weights travel with the kernel (constant memory on
+  // GPUs, registers once a window is unrolled); longer kernels read `weights`.
+  enum { inline_taps = 49 };
+  Weight near[inline_taps] = {};
   View1D<const Weight> weights;
+  bool all_inline = true;
   int radius = 0;
   int side = 1;       // 2r+1
   Sum total = 1;      // integers: the divisor of a finished pixel
   Weight scale = 1;   // floating point: applied at the end of every 1-D or 2-D pass
   Rounding rounding = Rounding::nearest;
 
+  KOKKOS_INLINE_FUNCTION Weight weight(const int k) const { return all_inline ? near[k] : weights(k); }
   KOKKOS_INLINE_FUNCTION Sum term(const int a, const int b, const Pixel p) const {
-    return weights((a + radius) * side + b + radius) * static_cast<Sum>(p);
+    return weight((a + radius) * side + b + radius) * static_cast<Sum>(p);
   }
-  KOKKOS_INLINE_FUNCTION Sum term(const int b, const Sum p) const { return weights(b + radius) * p; }
+  KOKKOS_INLINE_FUNCTION Sum term(const int b, const Sum p) const { return weight(b + radius) * p; }
 
   // A separable kernel's first pass: integers stay unnormalised sums.
   KOKKOS_INLINE_FUNCTION Sum partial(const Sum sum) const {

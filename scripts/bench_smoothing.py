@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Benchmark: image smoothing on the configured backend. Prints Markdown tables.
+
+  1. one 3x3 box pass over a SIZE x SIZE float32 image (configs/smoothing_box3_large.yaml)
+     as effective bandwidth (read + write the image) against the STREAM copy measured
+     in the same run;
+  2. 100 passes (configs/smoothing_100_passes.yaml) fused in team scratch, for each
+     --fused setting, against 100 separate one-pass launches timed in the same run;
+  3. the Numba example (configs/smoothing_box3_int.yaml): 10000x10000 int32, 3x3 sum // 9,
+     borders kept.
+With --numpy, NumPy slicing (nine shifted slices) is timed on this host for cases 1 and 3.
+
+usage: bench_smoothing.py [--bin build/openmp/bin/portasolve] [--size 16384] [--int-size 10000]
+                          [--passes 100] [--fused K:TILE_ROWS:TILE_COLS ...] [--numpy] [--out results/bench]
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from portasolve_results import run_experiment, strings, text
+
+
+def numpy_box3_seconds(size, dtype, integer, repeats=3):
+    """Seconds per pass of the usual NumPy 3x3 box: nine slices summed, interior only."""
+    rng = np.random.default_rng(1)
+    image = (rng.integers(0, 256, (size, size)) if integer else rng.random((size, size))).astype(dtype)
+    out = image.copy()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        total = image[:-2, :-2].copy()
+        for a, b in ((0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2)):
+            total += image[a:size - 2 + a, b:size - 2 + b]
+        out[1:-1, 1:-1] = total // 9 if integer else total * dtype(1.0 / 9.0)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def smooth(binary, config, output, *sets):
+    with run_experiment(binary, config, output, *sets) as f:
+        out, timing, inp = f["output"].attrs, f["timing"].attrs, f["input"].attrs
+        row = {
+            "seconds": float(timing["solve_s"]),
+            "passes": int(out["passes"]),
+            "per_launch": int(out["passes_per_launch"]),
+            "tile": f"{int(out['tile_rows'])}x{int(out['tile_cols'])}",
+            "rows": int(inp["rows"]),
+            "cols": int(inp["cols"]),
+            "type": text(inp["pixel_type"]),
+            "device": text(f.attrs["device"]),
+            "space": text(f.attrs["execution_space"]),
+        }
+        if "baseline_s" in timing:
+            row["baseline_seconds"] = float(timing["baseline_s"])
+    return row
+
+
+def copy_bandwidth(binary, out, elements):
+    with run_experiment(binary, "configs/stream.yaml", os.path.join(out, "smoothing_stream.h5"), "precision=float",
+                        f"stream.size={elements}", "stream.operations=[copy]", "run.repeats=10") as f:
+        return dict(zip(strings(f["output/operation"]), f["output/bandwidth"][()]))["copy"]
+
+
+def table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", default="build/openmp/bin/portasolve")
+    parser.add_argument("--size", type=int, default=16384, help="side of the float32 image (cases 1 and 2)")
+    parser.add_argument("--int-size", type=int, default=10000, help="side of the int32 image (case 3)")
+    parser.add_argument("--passes", type=int, default=100)
+    parser.add_argument("--fused", nargs="+", default=["0:0:0"],
+                        help="fused settings K:TILE_ROWS:TILE_COLS (0: automatic)")
+    parser.add_argument("--numpy", action="store_true", help="time NumPy slicing on this host")
+    parser.add_argument("--out", default="results/bench")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    size = [f"image.rows={args.size}", f"image.cols={args.size}"]
+
+    # 1. One pass against the copy bandwidth.
+    copy = copy_bandwidth(args.bin, args.out, args.size * args.size)
+    rows = []
+    pass_bytes = 8 * args.size * args.size
+    for name, extra in (("box 3x3", []), ("box 3x3, border keep", ["smoothing.border=keep"]),
+                        ("gaussian sigma 1 (r 4, separable)", ["smoothing.kernel=gaussian", "smoothing.sigma=1"])):
+        r = smooth(args.bin, "configs/smoothing_box3_large.yaml", os.path.join(args.out, "smoothing_one.h5"), *size,
+                   *extra)
+        rows.append([name, f"{r['seconds'] * 1e3:.3f}", f"{pass_bytes / r['seconds'] / 1e9:.0f}",
+                     f"{pass_bytes / r['seconds'] / 1e9 / copy:.2f}"])
+        if name == "box 3x3":
+            one_pass = r
+    print(f"Smoothing, one pass, {args.size}x{args.size} float32, {one_pass['space']} on {one_pass['device']}; "
+          f"STREAM copy in the same run: {copy:.0f} GB/s. Effective bandwidth = 8 bytes per pixel / time.\n")
+    table(["kernel", "ms", "effective GB/s", "/ copy"], rows)
+    if args.numpy:
+        seconds = numpy_box3_seconds(args.size, np.float32, False)
+        print(f"NumPy slicing 3x3 box, {args.size}x{args.size} float32: {seconds * 1e3:.1f} ms "
+              f"({seconds / one_pass['seconds']:.1f}x the time of ours)\n")
+
+    # 2. Many passes, fused against separate launches.
+    rows = []
+    for n, setting in enumerate(args.fused):
+        k, tile_rows, tile_cols = setting.split(":")
+        extra = ["benchmark.baseline=separate_launches"] if n == 0 else ["benchmark.baseline=none"]
+        r = smooth(args.bin, "configs/smoothing_100_passes.yaml", os.path.join(args.out, "smoothing_passes.h5"),
+                   *size, f"smoothing.passes={args.passes}", f"smoothing.passes_per_launch={k}",
+                   f"smoothing.tile_rows={tile_rows}", f"smoothing.tile_cols={tile_cols}", *extra)
+        if n == 0:
+            separate = r["baseline_seconds"]
+            rows.append(["separate launches (baseline)", "1", "-", f"{separate * 1e3:.1f}",
+                         f"{separate / args.passes * 1e3:.3f}", "1.00"])
+        rows.append(["fused", str(r["per_launch"]), r["tile"], f"{r['seconds'] * 1e3:.1f}",
+                     f"{r['seconds'] / args.passes * 1e3:.3f}", f"{separate / r['seconds']:.2f}"])
+    print(f"Smoothing, {args.passes} passes of a 3x3 box, {args.size}x{args.size} float32\n")
+    table(["launches", "passes/launch", "tile", "ms", "ms/pass", "speedup"], rows)
+
+    # 3. The Numba example.
+    r = smooth(args.bin, "configs/smoothing_box3_int.yaml", os.path.join(args.out, "smoothing_int.h5"),
+               f"image.rows={args.int_size}", f"image.cols={args.int_size}")
+    int_bytes = 8 * args.int_size * args.int_size
+    line = (f"Numba example, {args.int_size}x{args.int_size} int32, 3x3 sum // 9, border keep: "
+            f"{r['seconds'] * 1e3:.3f} ms ({int_bytes / r['seconds'] / 1e9:.0f} GB/s effective)")
+    if args.numpy:
+        seconds = numpy_box3_seconds(args.int_size, np.int32, True)
+        line += f"; NumPy slicing {seconds * 1e3:.1f} ms ({seconds / r['seconds']:.1f}x the time of ours)"
+    print(line + "\n")
+
+
+if __name__ == "__main__":
+    main()
