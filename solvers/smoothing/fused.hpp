@@ -11,8 +11,8 @@
 #include <cstdint>
 
 #include "core/spaces.hpp"
-#include "core/unroll.hpp"
 #include "solvers/smoothing/border.hpp"
+#include "solvers/smoothing/column_walk.hpp"
 #include "solvers/smoothing/single_pass.hpp"
 #include "solvers/smoothing/taps.hpp"
 
@@ -156,7 +156,9 @@ struct FusedSmoothing {
         const int b = u.col_begin + t % width;
         const int first = u.row_begin + (t / width) * segment;
         const int last = first + segment < u.row_end ? first + segment : u.row_end;
-        roll(planes, from, to, b, first, last);
+        walk_column<FixedRadius>(
+            taps, b, first, last, [&](const int y, const int x) { return planes(from, y, x); },
+            [&](const int row, const Pixel value) { planes(to, row, b) = value; });
       });
     } else {
       for_region(team, u.row_begin, u.row_end, u.col_begin, u.col_end, [&](const int a, const int b) {
@@ -165,38 +167,6 @@ struct FusedSmoothing {
           for (int q = -r; q <= r; ++q) sum += taps.term(p, q, planes(from, a + p, b + q));
         planes(to, a, b) = taps.finish(sum);
       });
-    }
-  }
-
-  // Output rows [first, last) of column b. Sums build in Smooth2D's order:
-  // window rows top to bottom, each left to right.
-  KOKKOS_INLINE_FUNCTION void roll(const Planes& planes, const int from, const int to, const int b, const int first,
-                                   const int last) const {
-    constexpr int R = FixedRadius > 0 ? FixedRadius : 1;
-    constexpr int W = 2 * R + 1;
-    Sum pending[W] = {};
-    for (int y0 = first - R; y0 < last + R; y0 += W) {
-      PORTASOLVE_UNROLL
-      for (int u = 0; u < W; ++u) {
-        const int y = y0 + u;
-        if (y < last + R) {
-          Pixel row[W];
-          PORTASOLVE_UNROLL
-          for (int q = 0; q < W; ++q) row[q] = planes(from, y, b - R + q);
-          PORTASOLVE_UNROLL
-          for (int p = -R; p <= R; ++p) {
-            const int output = y - p;  // the row whose window has y at offset p
-            if (output >= first && output < last) {
-              const int slot = ((u - p) % W + W) % W;
-              Sum sum = p == -R ? Sum(0) : pending[slot];
-              PORTASOLVE_UNROLL
-              for (int q = 0; q < W; ++q) sum += taps.term(p, q - R, row[q]);
-              if (p == R) planes(to, output, b) = taps.finish(sum);
-              else pending[slot] = sum;
-            }
-          }
-        }
-      }
     }
   }
 };

@@ -22,6 +22,10 @@ int automatic_passes_per_launch(int radius) {
   return std::max(1, 8 / radius);
 }
 
+// Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
+// along them).
+constexpr int column_strip_rows = 8;
+
 template <class Pixel, int FixedRadius>
 class FusedLauncher {
   using Kernel = FusedSmoothing<Pixel, FixedRadius>;
@@ -140,7 +144,14 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
       for_rectangle("smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
       for_rectangle("smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
     } else {
-      for_rectangle("smoothing_2d", image, Smooth2D<Pixel, FixedRadius>{from, to, taps, border});
+      const Smooth2D<Pixel, FixedRadius> pass{from, to, taps, border};
+      if constexpr (FixedRadius > 0 && !host_execution) {
+        const int strip = column_strip_rows;
+        const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
+        for_rectangle("smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
+      } else {
+        for_rectangle("smoothing_2d", image, pass);
+      }
     }
     done += passes;
     if (on_launch) on_launch(done);
