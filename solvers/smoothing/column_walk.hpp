@@ -2,8 +2,8 @@
 // A 2-D window of fixed radius R walked down one column: each input row is
 // read once (2R+1 pixels) and added to the pending sums of the 2R+1 output
 // rows whose windows hold it, instead of every output reading its whole
-// window. Sums build in the order of Smooth2D::window (window rows top to
-// bottom, each left to right), so the results are bit for bit the same.
+// window. Sums build as DeviceTaps::window_sum's (row sums, top row first),
+// so the results are bit for bit those of the other 2-D paths.
 #include "core/unroll.hpp"
 #include "solvers/smoothing/taps.hpp"
 
@@ -25,14 +25,23 @@ KOKKOS_INLINE_FUNCTION void walk_column(const DeviceTaps<Pixel>& taps, const int
         Pixel row[W];
         PORTASOLVE_UNROLL
         for (int q = 0; q < W; ++q) row[q] = read(y, b - R + q);
+        Sum unit_row = 0;  // with unit weights one row sum serves every pending output
+        if (taps.unit_weights) {
+          PORTASOLVE_UNROLL
+          for (int q = 0; q < W; ++q) unit_row += static_cast<Sum>(row[q]);
+        }
         PORTASOLVE_UNROLL
         for (int p = -R; p <= R; ++p) {
           const int output = y - p;  // the row whose window has y at offset p
           if (output >= first && output < last) {
             const int slot = ((u - p) % W + W) % W;  // a constant once unrolled
-            Sum sum = p == -R ? Sum(0) : pending[slot];
-            PORTASOLVE_UNROLL
-            for (int q = 0; q < W; ++q) sum += taps.term(p, q - R, row[q]);
+            Sum row_p = unit_row;
+            if (!taps.unit_weights) {
+              row_p = 0;
+              PORTASOLVE_UNROLL
+              for (int q = 0; q < W; ++q) row_p += taps.term(p, q - R, row[q]);
+            }
+            const Sum sum = (p == -R ? Sum(0) : pending[slot]) + row_p;
             if (p == R) write(output, taps.finish(sum));
             else pending[slot] = sum;
           }

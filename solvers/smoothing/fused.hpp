@@ -110,7 +110,7 @@ struct FusedSmoothing {
           planes(0, a, b) = taps.finish(sum);
         });
       } else {
-        sweep_2d(team, planes, u, r, current, current ^ 1);
+        sweep_2d(team, planes, u, current, current ^ 1);
         current ^= 1;
       }
       team.team_barrier();
@@ -143,7 +143,7 @@ struct FusedSmoothing {
 
   // One 2-D pass from plane `from` to plane `to`.
   KOKKOS_INLINE_FUNCTION void sweep_2d(const Member& team, const Planes& planes, const UpdateRectangle& u,
-                                       const int r, const int from, const int to) const {
+                                       const int from, const int to) const {
     if constexpr (FixedRadius > 0) {
       // Each thread walks a column segment keeping the pending sums of 2r+1
       // output rows in registers: every input row is read from scratch once
@@ -162,10 +162,7 @@ struct FusedSmoothing {
       });
     } else {
       for_region(team, u.row_begin, u.row_end, u.col_begin, u.col_end, [&](const int a, const int b) {
-        Sum sum = 0;
-        for (int p = -r; p <= r; ++p)
-          for (int q = -r; q <= r; ++q) sum += taps.term(p, q, planes(from, a + p, b + q));
-        planes(to, a, b) = taps.finish(sum);
+        planes(to, a, b) = taps.finish(taps.window_sum([&](const int p, const int q) { return planes(from, a + p, b + q); }));
       });
     }
   }

@@ -4,6 +4,7 @@
 // the image take the branch-free path; the rest read through the border mode.
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
+#include "core/unroll.hpp"
 #include "solvers/smoothing/border.hpp"
 #include "solvers/smoothing/column_walk.hpp"
 #include "solvers/smoothing/taps.hpp"
@@ -28,10 +29,21 @@ struct Smooth2D {
 
   template <class Read>
   KOKKOS_INLINE_FUNCTION Sum window(const int r, const Read& read) const {
-    Sum sum = 0;
-    for (int a = -r; a <= r; ++a)
-      for (int b = -r; b <= r; ++b) sum += taps.term(a, b, read(a, b));
-    return sum;
+    if constexpr (FixedRadius > 0) {  // the same sums, unrolled
+      Sum sum = 0;
+      PORTASOLVE_UNROLL
+      for (int a = -FixedRadius; a <= FixedRadius; ++a) {
+        Sum row = 0;
+        PORTASOLVE_UNROLL
+        for (int b = -FixedRadius; b <= FixedRadius; ++b)
+          row += taps.unit_weights ? static_cast<Sum>(read(a, b)) : taps.term(a, b, read(a, b));
+        sum += row;
+      }
+      return sum;
+    } else {
+      (void)r;
+      return taps.window_sum(read);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {

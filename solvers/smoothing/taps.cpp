@@ -94,6 +94,7 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
   for (std::size_t k = 0; k < typed.size(); ++k) host(k) = typed[k];
   Kokkos::deep_copy(weights, host);
   taps.weights = weights;
+  taps.unit_weights = std::all_of(typed.begin(), typed.end(), [](Weight w) { return w == Weight(1); });
   taps.all_inline = typed.size() <= static_cast<std::size_t>(DeviceTaps<Pixel>::inline_taps);
   if (taps.all_inline) std::copy(typed.begin(), typed.end(), taps.near);
   return taps;

@@ -53,7 +53,30 @@ struct DeviceTaps {
   Weight scale = 1;   // floating point: applied at the end of every 1-D or 2-D pass
   Rounding rounding = Rounding::nearest;
 
+  bool unit_weights = false;  // all weights 1 (boxes): sums of pixels, no products
+
   KOKKOS_INLINE_FUNCTION Weight weight(const int k) const { return all_inline ? near[k] : weights(k); }
+
+  // One row of a 2-D window, pixels b = -r..r of window row a. Every 2-D kernel
+  // sums a window as sum over rows (top first) of these row sums, so all
+  // paths round alike; with unit weights w p = p exactly, so adding pixels
+  // gives the same bits as the products would.
+  template <class Read>
+  KOKKOS_INLINE_FUNCTION Sum row_sum(const int a, const Read& read) const {
+    Sum row = 0;
+    if (unit_weights) {
+      for (int b = -radius; b <= radius; ++b) row += static_cast<Sum>(read(b));
+    } else {
+      for (int b = -radius; b <= radius; ++b) row += term(a, b, read(b));
+    }
+    return row;
+  }
+  template <class Read>
+  KOKKOS_INLINE_FUNCTION Sum window_sum(const Read& read) const {
+    Sum sum = 0;
+    for (int a = -radius; a <= radius; ++a) sum += row_sum(a, [&](const int b) { return read(a, b); });
+    return sum;
+  }
   KOKKOS_INLINE_FUNCTION Sum term(const int a, const int b, const Pixel p) const {
     return weight((a + radius) * side + b + radius) * static_cast<Sum>(p);
   }
