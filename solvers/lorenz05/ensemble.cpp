@@ -1,0 +1,261 @@
+#include "solvers/lorenz05/ensemble.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/grid_range.hpp"
+#include "core/math.hpp"
+#include "solvers/lorenz05/tendency.hpp"
+#include "solvers/smoothing/running_smoother.hpp"
+
+namespace portasolve::lorenz05 {
+
+const std::vector<std::string>& layout_names() {
+  static const std::vector<std::string> names{"automatic", "team", "flat"};
+  return names;
+}
+Layout layout_from_name(const std::string& name) {
+  const auto& names = layout_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<Layout>(i);
+  throw std::invalid_argument("unknown ensemble layout '" + name + "'");
+}
+std::string name_of(Layout layout) { return layout_names()[static_cast<std::size_t>(layout)]; }
+
+namespace {
+
+// RK4 as DART writes it: k_s = dt f(stage input); the next stage's input is
+// z + a_s k_s; the step adds k1/6 + k2/3 + k3/3 + k4/6, accumulated in that order.
+template <class T>
+struct RungeKutta {
+  KOKKOS_INLINE_FUNCTION static T next_input_weight(const int stage) { return stage < 2 ? T(0.5) : T(1); }
+  KOKKOS_INLINE_FUNCTION static T increment_weight(const int stage) {
+    return stage == 0 || stage == 3 ? T(1) / T(6) : T(1) / T(3);
+  }
+  // The pointwise end of a stage: updates the accumulated increment and z
+  // (last stage), returns the next stage's input at this point.
+  KOKKOS_INLINE_FUNCTION static T finish_stage(const int stage, const T k, T& increment, T& z) {
+    const T weighted = k * increment_weight(stage);
+    if (stage == 0) {
+      increment = weighted;
+    } else if (stage < 3) {
+      increment += weighted;
+    } else {
+      z = z + (increment + weighted);
+      return z;
+    }
+    return z + next_input_weight(stage) * k;
+  }
+};
+
+// One kernel per sub-stage over every member's points (the baseline layout).
+struct SmoothStage {};
+struct AverageStage {};
+struct RateStage {};
+
+template <class T>
+struct FlatStage {
+  Coefficients<T> co;
+  View2D<T> z, input, next_input, large, average, increment;
+  int stage;
+
+  KOKKOS_INLINE_FUNCTION void operator()(SmoothStage, const int e, const int i) const {
+    large(e, i) = large_scale(co, i, [&](const int q) { return input(e, q); });
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(AverageStage, const int e, const int i) const {
+    const auto& x = co.two_scale() ? large : input;
+    average(e, i) = average_w(co, i, [&](const int q) { return x(e, q); });
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(RateStage, const int e, const int i) const {
+    const auto& x = co.two_scale() ? large : input;
+    const T k = co.dt * tendency(co, i, [&](const int q) { return input(e, q); }, [&](const int q) { return x(e, q); },
+                                 [&](const int q) { return average(e, q); });
+    next_input(e, i) = RungeKutta<T>::finish_stage(stage, k, increment(e, i), z(e, i));
+  }
+};
+
+template <class Functor, class Tag>
+struct Tagged {
+  Functor functor;
+  KOKKOS_INLINE_FUNCTION void operator()(const int e, const int i) const { functor(Tag{}, e, i); }
+};
+
+// One team per member for a whole window of steps; the stage input, the large
+// scale, W and the stage's rates stay in team scratch, z and the accumulated
+// increment in device memory (each point touched only by its own thread).
+template <class T>
+struct TeamSteps {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = Policy::member_type;
+  using Scratch = Kokkos::View<T*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Coefficients<T> co;
+  View2D<T> z, increment;
+  std::int64_t steps;
+
+  static int scratch_arrays(const Coefficients<T>& co) { return co.two_scale() ? 4 : 3; }
+  static std::size_t scratch_bytes(const Coefficients<T>& co) {
+    return static_cast<std::size_t>(scratch_arrays(co)) * Scratch::shmem_size(co.n);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int e = team.league_rank(), n = co.n;
+    const Scratch input(team.team_scratch(0), n), average(team.team_scratch(0), n), rate(team.team_scratch(0), n);
+    const Scratch large = co.two_scale() ? Scratch(team.team_scratch(0), n) : input;
+    const auto points = Kokkos::TeamThreadRange(team, n);
+    Kokkos::parallel_for(points, [&](const int i) { input(i) = z(e, i); });
+    team.team_barrier();
+    const auto read_input = [&](const int q) { return input(q); };
+    const auto read_large = [&](const int q) { return large(q); };
+    for (std::int64_t step = 0; step < steps; ++step) {
+      for (int stage = 0; stage < 4; ++stage) {
+        if (co.two_scale()) {
+          Kokkos::parallel_for(points, [&](const int i) { large(i) = large_scale(co, i, read_input); });
+          team.team_barrier();
+        }
+        Kokkos::parallel_for(points, [&](const int i) { average(i) = average_w(co, i, read_large); });
+        team.team_barrier();
+        Kokkos::parallel_for(points, [&](const int i) {
+          rate(i) = co.dt * tendency(co, i, read_input, read_large, [&](const int q) { return average(q); });
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(points, [&](const int i) {
+          input(i) = RungeKutta<T>::finish_stage(stage, rate(i), increment(e, i), z(e, i));
+        });
+        team.team_barrier();
+      }
+    }
+  }
+};
+
+}  // namespace
+
+template <class T>
+struct Ensemble<T>::State {
+  ModelParameters parameters;
+  Coefficients<T> co;
+  Layout layout = Layout::team;
+};
+
+template <class T>
+Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : state_(std::make_unique<State>()) {
+  check(parameters);
+  State& s = *state_;
+  s.parameters = parameters;
+  Coefficients<T>& co = s.co;
+  co.model = parameters.model;
+  co.n = parameters.model_size;
+  co.k = effective_k(parameters);
+  co.primed = co.k % 2 == 0;
+  co.half = co.primed ? co.k / 2 : (co.k - 1) / 2;
+  co.smooth_steps = parameters.model == 3 ? parameters.smooth_steps : 0;
+  co.forcing = static_cast<T>(parameters.forcing);
+  co.b = static_cast<T>(parameters.space_time_scale);
+  co.c = static_cast<T>(parameters.coupling);
+  co.dt = static_cast<T>(parameters.delta_t);
+  const std::vector<double> weights = smoothing::running_smoother_weights(co.smooth_steps);
+  View1D<T> smoother("lorenz05_smoother", weights.size());
+  const auto host = Kokkos::create_mirror_view(smoother);
+  for (std::size_t j = 0; j < weights.size(); ++j) host(j) = static_cast<T>(weights[j]);
+  Kokkos::deep_copy(smoother, host);
+  co.smoother = smoother;
+
+  const std::size_t limit = static_cast<std::size_t>(TeamSteps<T>::Policy::scratch_size_max(0));
+  const bool fits = TeamSteps<T>::scratch_bytes(co) <= limit;
+  if (layout == Layout::team && !fits)
+    throw std::invalid_argument("layout team: a member's stage state (" +
+                                std::to_string(TeamSteps<T>::scratch_bytes(co)) + " bytes for N = " +
+                                std::to_string(co.n) + ") exceeds the team scratch of this backend (" +
+                                std::to_string(limit) + " bytes); use layout flat");
+  s.layout = layout == Layout::automatic ? (fits ? Layout::team : Layout::flat) : layout;
+}
+
+template <class T>
+Ensemble<T>::~Ensemble() = default;
+template <class T>
+Ensemble<T>::Ensemble(Ensemble&&) noexcept = default;
+
+template <class T>
+Layout Ensemble<T>::layout() const {
+  return state_->layout;
+}
+
+template <class T>
+void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
+  const State& s = *state_;
+  const int members = static_cast<int>(states.extent(0));
+  if (static_cast<int>(states.extent(1)) != s.co.n)
+    throw std::invalid_argument("lorenz05: states have " + std::to_string(states.extent(1)) + " points, the model " +
+                                std::to_string(s.co.n));
+  if (members == 0 || steps <= 0) return;
+  const View2D<T> increment(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_increment")), members,
+                            s.co.n);
+  if (s.layout == Layout::team) {
+    using Policy = typename TeamSteps<T>::Policy;
+    const int team = host_execution ? 1 : std::min(256, ((s.co.n + 31) / 32) * 32);
+    const Policy policy =
+        Policy(members, team).set_scratch_size(0, Kokkos::PerTeam(TeamSteps<T>::scratch_bytes(s.co)));
+    Kokkos::parallel_for("lorenz05_team_steps", policy, TeamSteps<T>{s.co, states, increment, steps});
+    return;
+  }
+  const auto scratch = [&](const char* label) {
+    return View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), members, s.co.n);
+  };
+  View2D<T> input = scratch("lorenz05_input"), next_input = scratch("lorenz05_next_input");
+  const View2D<T> large = s.co.two_scale() ? scratch("lorenz05_large") : View2D<T>();
+  const View2D<T> average = scratch("lorenz05_average");
+  Kokkos::deep_copy(input, states);
+  const GridRectangle all{0, 0, members, s.co.n};
+  for (std::int64_t step = 0; step < steps; ++step)
+    for (int stage = 0; stage < 4; ++stage) {
+      const FlatStage<T> kernel{s.co, states, input, next_input, large, average, increment, stage};
+      if (s.co.two_scale()) for_rectangle("lorenz05_smooth", all, Tagged<FlatStage<T>, SmoothStage>{kernel});
+      for_rectangle("lorenz05_average", all, Tagged<FlatStage<T>, AverageStage>{kernel});
+      for_rectangle("lorenz05_rate", all, Tagged<FlatStage<T>, RateStage>{kernel});
+      std::swap(input, next_input);
+    }
+}
+
+namespace {
+template <class T>
+struct MemberStatistics {
+  View2D<const T> states;
+  View1D<double> mean, spread;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int members = static_cast<int>(states.extent(0));
+    double sum = 0;
+    for (int e = 0; e < members; ++e) sum += static_cast<double>(states(e, i));
+    const double m = sum / members;
+    double squares = 0;
+    for (int e = 0; e < members; ++e) {
+      const double d = static_cast<double>(states(e, i)) - m;
+      squares += d * d;
+    }
+    mean(i) = m;
+    spread(i) = members > 1 ? math::sqrt(squares / (members - 1)) : 0.0;
+  }
+};
+}  // namespace
+
+template <class T>
+EnsembleStatistics ensemble_statistics(const View2D<T>& states) {
+  const int n = static_cast<int>(states.extent(1));
+  View1D<double> mean("lorenz05_mean", n), spread("lorenz05_spread", n);
+  Kokkos::parallel_for("lorenz05_statistics", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       MemberStatistics<T>{states, mean, spread});
+  EnsembleStatistics result{std::vector<double>(n), std::vector<double>(n)};
+  const auto host_mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
+  const auto host_spread = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), spread);
+  for (int i = 0; i < n; ++i) {
+    result.mean[i] = host_mean(i);
+    result.spread[i] = host_spread(i);
+  }
+  return result;
+}
+
+template class Ensemble<float>;
+template class Ensemble<double>;
+template EnsembleStatistics ensemble_statistics<float>(const View2D<float>&);
+template EnsembleStatistics ensemble_statistics<double>(const View2D<double>&);
+
+}  // namespace portasolve::lorenz05

@@ -1,0 +1,53 @@
+#pragma once
+// E members of one model integrated together by RK4, each row of an E x N
+// View a member's state.
+//
+// Layouts: `team`: one team per member keeps its stage state in team scratch
+// and runs many steps per launch, barriers between the RK stages (nothing
+// returns to the host between steps); `flat`: one kernel per sub-stage
+// (smooth, average, rate) over all members' points, the straightforward GPU
+// port and the benchmarks' baseline. Both give the same numbers (the same
+// operations in the same order). `automatic` picks team when the scratch fits.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/spaces.hpp"
+#include "solvers/lorenz05/parameters.hpp"
+
+namespace portasolve::lorenz05 {
+
+enum class Layout { automatic, team, flat };
+const std::vector<std::string>& layout_names();  // automatic, team, flat
+Layout layout_from_name(const std::string& name);
+std::string name_of(Layout layout);
+
+template <class T>
+class Ensemble {
+ public:
+  // Throws std::invalid_argument for bad parameters, or `team` when a
+  // member's stage state does not fit the backend's team scratch.
+  Ensemble(const ModelParameters& parameters, Layout layout);
+  ~Ensemble();
+  Ensemble(Ensemble&&) noexcept;
+
+  // Advances every row of `states` (E x N) by `steps` RK4 steps, in place.
+  void advance(const View2D<T>& states, std::int64_t steps);
+
+  Layout layout() const;  // the one in use (never automatic)
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Per point over the members: mean and spread (sample standard deviation,
+// 0 for one member), summed in double.
+struct EnsembleStatistics {
+  std::vector<double> mean, spread;  // N each
+};
+template <class T>
+EnsembleStatistics ensemble_statistics(const View2D<T>& states);
+
+}  // namespace portasolve::lorenz05

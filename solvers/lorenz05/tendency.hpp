@@ -1,0 +1,75 @@
+#pragma once
+// The right-hand side of models I-III for one point of one member, shared by
+// every ensemble layout. Readers are functors k -> value for 0 <= k < N; the
+// functions wrap indices cyclically themselves.
+#include <Kokkos_Core.hpp>
+
+#include "core/spaces.hpp"
+#include "solvers/smoothing/running_smoother.hpp"
+
+namespace portasolve::lorenz05 {
+
+// What a kernel needs, typed and by value.
+template <class T>
+struct Coefficients {
+  int model = 3, n = 0, k = 1, half = 0;  // half: J
+  bool primed = false;                    // even K: halve the sums' end terms
+  int smooth_steps = 0;                   // I
+  T forcing = 0, b = 0, c = 0, dt = 0;
+  View1D<const T> smoother;               // 2I+1 weights (model III)
+
+  KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
+};
+
+KOKKOS_INLINE_FUNCTION int cyclic(int i, const int n) {
+  i %= n;
+  return i < 0 ? i + n : i;
+}
+
+// sum'_{j=-J..J} term(j), terms added from j = -J up (DART's order).
+template <class T, class Term>
+KOKKOS_INLINE_FUNCTION T primed_sum(const Coefficients<T>& co, const Term& term) {
+  if (!co.primed) {
+    T sum = 0;
+    for (int j = -co.half; j <= co.half; ++j) sum += term(j);
+    return sum;
+  }
+  T sum = term(-co.half) / T(2);
+  for (int j = -co.half + 1; j <= co.half - 1; ++j) sum += term(j);
+  return sum + term(co.half) / T(2);
+}
+
+// X_n: the large scale (model III), or Z itself.
+template <class T, class ReadZ>
+KOKKOS_INLINE_FUNCTION T large_scale(const Coefficients<T>& co, const int i, const ReadZ& z) {
+  if (!co.two_scale()) return z(i);
+  return smoothing::cyclic_running_smoother<T>(co.smoother, co.smooth_steps, co.n, i, z);
+}
+
+// W_n = sum'_{j} X_{n-j} / K.
+template <class T, class ReadX>
+KOKKOS_INLINE_FUNCTION T average_w(const Coefficients<T>& co, const int i, const ReadX& x) {
+  return primed_sum(co, [&](const int j) { return x(cyclic(i - j, co.n)); }) / T(co.k);
+}
+
+// dZ_n/dt from Z, X (= Z unless model III) and W.
+template <class T, class ReadZ, class ReadX, class ReadW>
+KOKKOS_INLINE_FUNCTION T tendency(const Coefficients<T>& co, const int i, const ReadZ& z, const ReadX& x,
+                                  const ReadW& w) {
+  const int n = co.n, k = co.k;
+  const T advection = primed_sum(co, [&](const int j) {
+    return w(cyclic(i - k + j, n)) * x(cyclic(i + k + j, n));
+  });
+  const T bracket = -w(cyclic(i - 2 * k, n)) * w(cyclic(i - k, n)) + advection / T(k);
+  const T x_i = x(i);
+  T rate = bracket - x_i + co.forcing;
+  if (co.model == 3) {
+    const auto y = [&](const int m) { const int q = cyclic(m, n); return z(q) - x(q); };
+    const T y_m2 = y(i - 2), y_m1 = y(i - 1), y_p1 = y(i + 1), y_i = y(i);
+    rate += co.b * co.b * (-y_m2 * y_m1 + y_m1 * y_p1) + co.c * (-y_m2 * x(cyclic(i - 1, n)) + y_m1 * x(cyclic(i + 1, n))) -
+            co.b * y_i;
+  }
+  return rate;
+}
+
+}  // namespace portasolve::lorenz05

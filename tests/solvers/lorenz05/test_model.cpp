@@ -1,0 +1,194 @@
+// The models against the serial host reference, the smoother's identities,
+// Lorenz 96's climate and the paper's reductions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "solvers/lorenz05/ensemble.hpp"
+#include "solvers/smoothing/running_smoother.hpp"
+#include "tests/solvers/lorenz05/reference.hpp"
+
+namespace portasolve::lorenz05 {
+namespace {
+
+using testing::host_step;
+using testing::noisy_state;
+
+template <class T>
+View2D<T> to_device(const std::vector<std::vector<double>>& members) {
+  View2D<T> states("states", members.size(), members[0].size());
+  auto host = Kokkos::create_mirror_view(states);
+  for (std::size_t e = 0; e < members.size(); ++e)
+    for (std::size_t i = 0; i < members[e].size(); ++i) host(e, i) = static_cast<T>(members[e][i]);
+  Kokkos::deep_copy(states, host);
+  return states;
+}
+
+template <class T>
+std::vector<std::vector<double>> to_host(const View2D<T>& states) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+  std::vector<std::vector<double>> members(states.extent(0), std::vector<double>(states.extent(1)));
+  for (std::size_t e = 0; e < members.size(); ++e)
+    for (std::size_t i = 0; i < members[e].size(); ++i) members[e][i] = host(e, i);
+  return members;
+}
+
+double max_difference(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  double worst = 0;
+  for (std::size_t e = 0; e < a.size(); ++e)
+    for (std::size_t i = 0; i < a[e].size(); ++i) {
+      const double d = std::fabs(a[e][i] - b[e][i]);
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+  return worst;
+}
+
+ModelParameters model(int number, int n, int k, int smooth, double dt, double forcing) {
+  ModelParameters p;
+  p.model = number;
+  p.model_size = n;
+  p.K = k;
+  p.smooth_steps = smooth;
+  p.delta_t = dt;
+  p.forcing = forcing;
+  return p;
+}
+
+template <class T>
+std::vector<std::vector<double>> run(const ModelParameters& p, const std::vector<std::vector<double>>& start,
+                                     std::int64_t steps, Layout layout) {
+  const View2D<T> states = to_device<T>(start);
+  Ensemble<T> ensemble(p, layout);
+  EXPECT_EQ(ensemble.layout(), layout);
+  ensemble.advance(states, steps);
+  return to_host(states);
+}
+
+TEST(Lorenz05Smoother, WeightsSumToOneAndReproduceQuadratics) {
+  for (const int I : {1, 5, 12}) {
+    const std::vector<double> a = smoothing::running_smoother_weights(I);
+    double sum = 0, second = 0;
+    for (int j = -I; j <= I; ++j) {
+      sum += a[j + I];
+      second += double(j) * j * a[j + I];
+    }
+    EXPECT_NEAR(sum, 1, 1e-14) << I;
+    EXPECT_NEAR(second, 0, 1e-12) << I;
+    const int n = 200;
+    const auto z = [](int m) { return 0.3 + 0.01 * m - 0.0002 * m * m; };
+    for (int i = I; i < n - I; i += 7) {  // windows that do not wrap
+      const double x = smoothing::cyclic_running_smoother<double>(a, I, n, i, z);
+      EXPECT_NEAR(x, z(i), 1e-13) << "I " << I << ", i " << i;
+    }
+  }
+  EXPECT_EQ(smoothing::running_smoother_weights(0), std::vector<double>{1.0});
+}
+
+TEST(Lorenz05Model, EveryModelAndLayoutMatchesHostReference) {
+  const std::vector<ModelParameters> models{
+      model(1, 40, 1, 0, 0.05, 8), model(2, 120, 8, 0, 0.01, 12), model(2, 90, 7, 0, 0.01, 12),
+      model(3, 240, 8, 6, 0.002, 15), model(3, 150, 5, 4, 0.002, 15)};
+  for (const ModelParameters& p : models) {
+    std::vector<std::vector<double>> start{noisy_state(p, 1), noisy_state(p, 2), noisy_state(p, 3)};
+    auto expected = start;
+    for (auto& member : expected)
+      for (int s = 0; s < 30; ++s) host_step(p, member);
+    double scale = 0;
+    for (const auto& member : expected)
+      for (double v : member) scale = std::max(scale, std::fabs(v));
+    for (const Layout layout : {Layout::team, Layout::flat}) {
+      EXPECT_LT(max_difference(run<double>(p, start, 30, layout), expected), 1e-11 * scale)
+          << "model " << p.model << " K " << p.K << " " << name_of(layout);
+      EXPECT_LT(max_difference(run<float>(p, start, 30, layout), expected), 2e-4 * scale)
+          << "model " << p.model << " K " << p.K << " " << name_of(layout) << " (float)";
+    }
+  }
+}
+
+TEST(Lorenz05Model, LayoutsAgreeAndMembersEqualSingleRuns) {
+  ModelParameters p = model(3, 180, 6, 5, 0.002, 15);
+  std::vector<std::vector<double>> start;
+  for (unsigned e = 0; e < 5; ++e) start.push_back(noisy_state(p, 10 + e));
+  const auto team = run<double>(p, start, 120, Layout::team);
+  EXPECT_LT(max_difference(team, run<double>(p, start, 120, Layout::flat)), 1e-12);
+  for (std::size_t e = 0; e < start.size(); ++e) {
+    const auto single = run<double>(p, {start[e]}, 120, Layout::team);
+    EXPECT_EQ(max_difference({team[e]}, single), 0) << "member " << e;
+  }
+}
+
+// No small scale (I = 0: X = Z, Y = 0) and no coupling: model III is model II.
+TEST(Lorenz05Model, ModelThreeWithoutSmallScaleIsModelTwo) {
+  ModelParameters three = model(3, 120, 8, 0, 0.005, 15);
+  three.coupling = 0;
+  ModelParameters two = three;
+  two.model = 2;
+  const std::vector<std::vector<double>> start{noisy_state(two, 4), noisy_state(two, 5)};
+  for (const Layout layout : {Layout::team, Layout::flat})
+    EXPECT_EQ(max_difference(run<double>(three, start, 200, layout), run<double>(two, start, 200, layout)), 0);
+}
+
+// Lorenz 96, N = 40, F = 8: the long-run mean of x is about 2.3 and its
+// standard deviation about 3.6.
+TEST(Lorenz05Model, Lorenz96Climate) {
+  const ModelParameters p = lorenz96_defaults();
+  std::vector<std::vector<double>> start;
+  for (unsigned e = 0; e < 16; ++e) start.push_back(noisy_state(p, 20 + e));
+  const View2D<double> states = to_device<double>(start);
+  Ensemble<double> ensemble(p, Layout::automatic);
+  ensemble.advance(states, 2000);  // onto the attractor
+  double sum = 0, squares = 0;
+  std::int64_t count = 0;
+  for (int sample = 0; sample < 400; ++sample) {
+    ensemble.advance(states, 10);
+    for (const auto& member : to_host(states))
+      for (double v : member) {
+        sum += v;
+        squares += v * v;
+        ++count;
+      }
+  }
+  const double mean = sum / count, deviation = std::sqrt(squares / count - mean * mean);
+  EXPECT_NEAR(mean, 2.3, 0.15);
+  EXPECT_NEAR(deviation, 3.6, 0.15);
+}
+
+TEST(Lorenz05Model, BadParametersAreRefused) {
+  const auto refused = [](ModelParameters p, const std::string& words) {
+    try {
+      Ensemble<double> ensemble(p, Layout::automatic);
+      ADD_FAILURE() << "accepted; expected an error about '" << words << "'";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+    }
+  };
+  ModelParameters p = model_three_defaults();
+  p.K = 961;
+  refused(p, "exceeds model_size");
+  p = model_three_defaults();
+  p.smooth_steps = 480;
+  refused(p, "must be < model_size / 2");
+  p = model_three_defaults();
+  p.delta_t = 0;
+  refused(p, "delta_t must be > 0");
+  p.delta_t = -0.1;
+  refused(p, "delta_t must be > 0");
+  p = model_three_defaults();
+  p.model = 4;
+  refused(p, "model must be 1, 2 or 3");
+  p = model_three_defaults();
+  p.model_size = 100000;
+  p.smooth_steps = 12;
+  try {
+    Ensemble<double> ensemble(p, Layout::team);
+    ADD_FAILURE() << "a 100000-point member fitted the team scratch";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("use layout flat"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), Layout::flat);
+}
+
+}  // namespace
+}  // namespace portasolve::lorenz05
