@@ -46,5 +46,7 @@ void add_poisson_schema(config::Schema& schema);
 void run_poisson(RunContext& context);
 void add_smoothing_schema(config::Schema& schema);
 void run_smoothing(RunContext& context);
+void add_lorenz05_schema(config::Schema& schema);
+void run_lorenz05(RunContext& context);
 
 }  // namespace portasolve::drivers

@@ -8,6 +8,8 @@ const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all{
       {"lombscargle", "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP",
        add_lombscargle_schema, run_lombscargle},
+      {"lorenz05", "Lorenz (2005) models I-III: ensembles integrated by RK4, snapshots, mean and spread",
+       add_lorenz05_schema, run_lorenz05},
       {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
        add_poisson_schema, run_poisson},
       {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",

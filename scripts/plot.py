@@ -125,9 +125,39 @@ def plot_smoothing(f, figure):
                     f"border {text(out['border'])}, {int(out['passes'])} passes", fontsize=10)
 
 
+def plot_lorenz05(f, figure):
+    time = f["output/time"][()]
+    mean = f["output/mean"][()]
+    out, inp = f["output"].attrs, f["input"].attrs
+    n = int(inp["model_size"])
+    panels = []
+    if "output/state" in f:
+        panels.append(("member 0", f["output/state"][:, 0, :]))
+    panels.append(("ensemble mean", mean))
+    grid = figure.add_gridspec(2, len(panels))
+    low = min(float(np.min(p[1])) for p in panels)
+    high = max(float(np.max(p[1])) for p in panels)
+    for k, (title, values) in enumerate(panels):
+        axes = figure.add_subplot(grid[0, k])
+        shown = axes.imshow(values, aspect="auto", origin="lower", cmap="RdBu_r", vmin=low, vmax=high,
+                            extent=[-0.5, n - 0.5, time[0], time[-1]], interpolation="nearest")
+        axes.set_title(f"{title} (Hovmoller)", fontsize=9)
+        axes.set_xlabel("point")
+        axes.set_ylabel("time")
+        figure.colorbar(shown, ax=axes, shrink=0.8)
+    axes = figure.add_subplot(grid[1, :])
+    axes.semilogy(time, np.maximum(f["output/spread_rms"][()], 1e-300), marker=".")
+    axes.set_xlabel("time")
+    axes.set_ylabel("ensemble spread (rms over points)")
+    axes.grid(True, which="both", alpha=0.3)
+    figure.suptitle(f"Lorenz 2005 model {int(inp['model'])}, N={n}, {int(inp['members'])} members, "
+                    f"layout {text(out['layout'])}", fontsize=10)
+
+
 # experiment name -> function(h5py.File, matplotlib Figure[, others]); each solver adds its own.
 PLOTTERS = {
     "lombscargle": plot_lombscargle,
+    "lorenz05": plot_lorenz05,
     "poisson": plot_poisson,
     "smoothing": plot_smoothing,
     "stream": plot_stream,
@@ -152,7 +182,7 @@ def main():
             fail(f"{args.result}: no plot for experiment '{experiment}' (known: {', '.join(sorted(PLOTTERS))})")
         if any(text(o.attrs["experiment"]) != experiment for o in others):
             fail(f"--with: every result must come from experiment '{experiment}'")
-        figure = plt.figure(figsize={"poisson": (10, 7), "smoothing": (12, 4.5)}.get(experiment, (8, 5)))
+        figure = plt.figure(figsize={"poisson": (10, 7), "smoothing": (12, 4.5), "lorenz05": (10, 7)}.get(experiment, (8, 5)))
         if others:
             PLOTTERS[experiment](f, figure, others)
         else:

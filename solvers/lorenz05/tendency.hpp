@@ -21,9 +21,14 @@ struct Coefficients {
   KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
 };
 
+// i in [-2n, 3n) folded into [0, n) by selects: the kernels' indices reach
+// at most 2K + J < 3n from the point, and a division per term would cost
+// more than the term.
 KOKKOS_INLINE_FUNCTION int cyclic(int i, const int n) {
-  i %= n;
-  return i < 0 ? i + n : i;
+  i = i < 0 ? i + n : i;
+  i = i < 0 ? i + n : i;
+  i = i >= n ? i - n : i;
+  return i >= n ? i - n : i;
 }
 
 // sum'_{j=-J..J} term(j), terms added from j = -J up (DART's order).

@@ -525,5 +525,63 @@ class Smoothing(Folder):
             self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
 
 
+class Lorenz05(Folder):
+    def test_lorenz96_ensemble_snapshots_statistics_and_plot(self):
+        import numpy as np
+        out = os.path.join(self.dir, "l.h5")
+        config = self.write("l.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
+                                      " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 60, output_every: 20}\n"
+                                      "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n"
+                                      "benchmark: {baseline: flat}\n")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("member-steps/s", result.stdout)
+        with h5py.File(out, "r") as f:
+            state = f["output/state"][()]
+            self.assertEqual(state.shape, (4, 6, 40))
+            np.testing.assert_allclose(f["output/time"][()], [0, 1, 2, 3])
+            np.testing.assert_array_equal(state[0], f["input/start"][()])
+            np.testing.assert_allclose(f["output/mean"][()], state.mean(axis=1), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(f["output/spread"][()], state.std(axis=1, ddof=1), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(f["output/spread_rms"][()],
+                                       np.sqrt((state.std(axis=1, ddof=1) ** 2).mean(axis=1)), atol=1e-12)
+            self.assertLessEqual(f["output"].attrs["baseline_max_difference"], 1e-12)
+            # One RK4 step of Lorenz 96 by hand for member 0 from the start.
+            z = f["input/start"][0]
+        config = self.write("one.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
+                                        " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 1, output_every: 1}\n"
+                                        "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n")
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "one.h5"), "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+        def rate(x):
+            return (np.roll(x, -1) - np.roll(x, 2)) * np.roll(x, 1) - x + 8.0
+        k1 = 0.05 * rate(z)
+        k2 = 0.05 * rate(z + k1 / 2)
+        k3 = 0.05 * rate(z + k2 / 2)
+        k4 = 0.05 * rate(z + k3)
+        with h5py.File(os.path.join(self.dir, "one.h5"), "r") as f:
+            np.testing.assert_allclose(f["output/state"][1, 0], z + k1 / 6 + k2 / 3 + k3 / 3 + k4 / 6, atol=1e-12)
+        plot = script("plot.py", out, "-o", os.path.join(self.dir, "l.png"))
+        self.assertEqual(plot.returncode, 0, plot.stderr)
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "l.png")), 10000)
+
+    def test_bad_parameters(self):
+        cases = [
+            ("lorenz05: {K: 1000}", "lorenz05.K"),
+            ("lorenz05: {smooth_steps: 480}", "lorenz05.smooth_steps"),
+            ("lorenz05: {delta_t: 0}", "lorenz05.delta_t"),
+            ("ensemble: {members: 0}", "ensemble.members"),
+            ("lorenz05: {model: 4}", "lorenz05.model"),
+            ("lorenz05: {model_size: 100000, layout: team, steps: 1}", "use layout flat"),
+        ]
+        for body, message in cases:
+            config = self.write("e.yaml", "experiment: lorenz05\n" + body + "\n")
+            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+            self.assertEqual(result.returncode, 2, (body, result.stderr))
+            self.assertIn(message, result.stderr, body)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,0 +1,233 @@
+// experiment: lorenz05. Spins a base state up onto the attractor, perturbs it
+// into an ensemble, integrates every member together and writes snapshots
+// with the ensemble mean and spread.
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <random>
+#include <stdexcept>
+
+#include "core/interrupt.hpp"
+#include "core/profiling.hpp"
+#include "core/timer.hpp"
+#include "drivers/experiment.hpp"
+#include "solvers/lorenz05/ensemble.hpp"
+
+namespace portasolve::drivers {
+
+namespace lz = lorenz05;
+
+void add_lorenz05_schema(config::Schema& schema) {
+  using config::Kind;
+  const lz::ModelParameters d = lz::model_three_defaults();
+  schema.add("lorenz05.model", Kind::Integer, "1 (Lorenz 96), 2 or 3 (two scales)").default_value(d.model)
+      .at_least(1).at_most(3);
+  schema.add("lorenz05.model_size", Kind::Integer, "N, points on the cyclic domain").default_value(d.model_size)
+      .at_least(4);
+  schema.add("lorenz05.forcing", Kind::Real, "F").default_value(d.forcing);
+  schema.add("lorenz05.delta_t", Kind::Real, "RK4 time step").default_value(d.delta_t).greater_than(0);
+  schema.add("lorenz05.space_time_scale", Kind::Real, "b (model 3)").default_value(d.space_time_scale);
+  schema.add("lorenz05.coupling", Kind::Real, "c (model 3; the paper's 2.5, DART's default 3)")
+      .default_value(d.coupling);
+  schema.add("lorenz05.K", Kind::Integer, "K, the large scale's averaging length (models 2, 3)").default_value(d.K)
+      .at_least(1);
+  schema.add("lorenz05.smooth_steps", Kind::Integer, "I, the running smoother's half width (model 3)")
+      .default_value(d.smooth_steps).at_least(0);
+  schema.add("lorenz05.steps", Kind::Integer, "RK4 steps integrated").default_value(1000).at_least(0);
+  schema.add("lorenz05.output_every", Kind::Integer, "steps between snapshots").default_value(100).at_least(1);
+  schema.add("lorenz05.layout", Kind::Choice, "team (a member per team, steps in one launch), flat, or automatic")
+      .choices(lz::layout_names()).default_value("automatic");
+  schema.add("ensemble.members", Kind::Integer, "E, members integrated together").default_value(40).at_least(1);
+  schema.add("ensemble.perturbation", Kind::Real, "standard deviation of each member's Gaussian perturbation")
+      .default_value(0.01).at_least(0);
+  schema.add("ensemble.spinup_steps", Kind::Integer, "steps taking the base state (F, first point 1.001 F) onto the attractor")
+      .default_value(2000).at_least(0);
+  schema.add("output.state", Kind::Boolean, "write /output/state (snapshot x member x N)").default_value(true);
+  schema.add("benchmark.baseline", Kind::Choice, "also time the flat one-kernel-per-stage layout in the same run")
+      .choices({"none", "flat"}).default_value("none");
+}
+
+namespace {
+
+lz::ModelParameters model_parameters(const config::Config& config) {
+  lz::ModelParameters p;
+  p.model = static_cast<int>(config.integer("lorenz05.model"));
+  p.model_size = static_cast<int>(config.integer("lorenz05.model_size"));
+  p.forcing = config.real("lorenz05.forcing");
+  p.delta_t = config.real("lorenz05.delta_t");
+  p.space_time_scale = config.real("lorenz05.space_time_scale");
+  p.coupling = config.real("lorenz05.coupling");
+  p.K = static_cast<int>(config.integer("lorenz05.K"));
+  p.smooth_steps = static_cast<int>(config.integer("lorenz05.smooth_steps"));
+  return p;
+}
+
+// The key an invalid_argument from the model concerns.
+std::string key_of_problem(const std::string& message) {
+  for (const char* key : {"K", "smooth_steps", "delta_t", "model_size", "forcing", "layout"})
+    if (message.find(key) != std::string::npos) return std::string("lorenz05.") + key;
+  return "lorenz05.model";
+}
+
+template <class T>
+lz::Ensemble<T> make_ensemble(const config::Config& config, const lz::ModelParameters& p, lz::Layout layout) {
+  try {
+    return lz::Ensemble<T>(p, layout);
+  } catch (const std::invalid_argument& error) {
+    const std::string key = key_of_problem(error.what());
+    throw ConfigError(config.where(key), key, error.what());
+  }
+}
+
+struct Snapshots {
+  std::vector<double> time, mean, spread, spread_rms, state;
+};
+
+template <class T>
+void run_typed(RunContext& context) {
+  const auto& config = context.config;
+  const lz::ModelParameters p = model_parameters(config);
+  const int n = p.model_size;
+  const int members = static_cast<int>(config.integer("ensemble.members"));
+  const std::int64_t steps = config.integer("lorenz05.steps"), every = config.integer("lorenz05.output_every");
+  const bool write_state = config.boolean("output.state");
+  Stopwatch setup_watch;
+  lz::Ensemble<T> ensemble = make_ensemble<T>(config, p, lz::layout_from_name(config.string("lorenz05.layout")));
+
+  // Base state as DART starts it, spun up; then seeded Gaussian perturbations.
+  View2D<T> base("lorenz05_base", 1, n);
+  auto host_base = Kokkos::create_mirror_view(base);
+  for (int i = 0; i < n; ++i) host_base(0, i) = static_cast<T>(p.forcing);
+  host_base(0, 0) = static_cast<T>(1.001 * p.forcing);
+  Kokkos::deep_copy(base, host_base);
+  ensemble.advance(base, config.integer("ensemble.spinup_steps"));
+  Kokkos::deep_copy(host_base, base);
+  for (int i = 0; i < n; ++i)
+    if (!std::isfinite(static_cast<double>(host_base(0, i))))
+      throw SolverError("lorenz05: the spin-up diverged (non-finite state); reduce lorenz05.delta_t");
+  const View2D<T> start("lorenz05_start", members, n), states("lorenz05_states", members, n);
+  auto host_start = Kokkos::create_mirror_view(start);
+  std::mt19937_64 generator(static_cast<std::uint64_t>(config.integer("seed")));
+  std::normal_distribution<double> normal(0, config.real("ensemble.perturbation"));
+  for (int e = 0; e < members; ++e)
+    for (int i = 0; i < n; ++i) host_start(e, i) = static_cast<T>(host_base(0, i) + normal(generator));
+  Kokkos::deep_copy(start, host_start);
+  const double setup_s = setup_watch.seconds();
+
+  const int warmup = static_cast<int>(config.integer("run.warmup"));
+  const int repeats = static_cast<int>(config.integer("run.repeats"));
+  // Times the integration alone; snapshots (statistics, copies) are not timed.
+  const auto integrate = [&](lz::Ensemble<T>& runner, const std::string& label, Snapshots* snapshots) {
+    RepeatTimes times;
+    for (int r = -warmup; r < repeats; ++r) {
+      Kokkos::deep_copy(states, start);
+      Progress progress = context.make_progress("lorenz05/" + label, steps, "step");
+      ProfilingRegion region("lorenz05/" + label);
+      const bool record = snapshots && r == repeats - 1;
+      const auto snapshot = [&](std::int64_t step) {
+        if (!record) return;
+        const lz::EnsembleStatistics statistics = lz::ensemble_statistics(states);
+        double sum = 0;
+        for (double s : statistics.spread) sum += s * s;
+        snapshots->time.push_back(static_cast<double>(step) * p.delta_t);
+        snapshots->mean.insert(snapshots->mean.end(), statistics.mean.begin(), statistics.mean.end());
+        snapshots->spread.insert(snapshots->spread.end(), statistics.spread.begin(), statistics.spread.end());
+        snapshots->spread_rms.push_back(std::sqrt(sum / n));
+        if (write_state) {
+          const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+          snapshots->state.insert(snapshots->state.end(), host.data(), host.data() + host.size());
+        }
+      };
+      snapshot(0);
+      double seconds = 0;
+      for (std::int64_t done = 0; done < steps;) {
+        const std::int64_t chunk = std::min(every, steps - done);
+        Stopwatch watch;
+        runner.advance(states, chunk);
+        Kokkos::fence();
+        seconds += watch.seconds();
+        done += chunk;
+        throw_if_interrupted();
+        progress.update(done);
+        snapshot(done);
+      }
+      progress.finish();
+      if (r >= 0) times.seconds.push_back(seconds);
+    }
+    return times;
+  };
+
+  const bool with_baseline = config.string("benchmark.baseline") == "flat";
+  RepeatTimes baseline_times;
+  std::vector<double> baseline_final;
+  if (with_baseline) {
+    lz::Ensemble<T> flat = make_ensemble<T>(config, p, lz::Layout::flat);
+    baseline_times = integrate(flat, "flat (baseline)", nullptr);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+    baseline_final.assign(host.data(), host.data() + host.size());
+  }
+  Snapshots snapshots;
+  const RepeatTimes times = integrate(ensemble, lz::name_of(ensemble.layout()), &snapshots);
+  const auto final_state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+  for (std::size_t k = 0; k < final_state.size(); ++k)
+    if (!std::isfinite(static_cast<double>(final_state.data()[k])))
+      throw SolverError("lorenz05: the integration diverged (non-finite state); reduce lorenz05.delta_t");
+
+  auto& result = context.result;
+  result.set_timing(setup_s, times);
+  if (with_baseline) result.set_baseline("flat", baseline_times);
+  auto& input = result.input();
+  input.set_attribute("model", static_cast<std::int64_t>(p.model));
+  input.set_attribute("model_size", static_cast<std::int64_t>(n));
+  input.set_attribute("members", static_cast<std::int64_t>(members));
+  input.set_attribute("base_state", "F everywhere, 1.001 F at the first point, spun up; members add N(0, perturbation^2)");
+  std::vector<double> start_values(host_start.data(), host_start.data() + host_start.size());
+  input.write_dataset("start", start_values.data(), h5::Dims{static_cast<std::size_t>(members), static_cast<std::size_t>(n)});
+
+  auto& output = result.output();
+  const std::size_t count = snapshots.time.size();
+  output.write_dataset("time", snapshots.time);
+  output.write_dataset("mean", snapshots.mean.data(), h5::Dims{count, static_cast<std::size_t>(n)});
+  output.write_dataset("spread", snapshots.spread.data(), h5::Dims{count, static_cast<std::size_t>(n)});
+  output.write_dataset("spread_rms", snapshots.spread_rms);
+  output.set_attribute("description", "ensemble standard deviation per point (sample, E - 1)", "spread");
+  if (write_state) {
+    std::vector<T> state(snapshots.state.begin(), snapshots.state.end());
+    output.write_dataset("state", state.data(),
+                         h5::Dims{count, static_cast<std::size_t>(members), static_cast<std::size_t>(n)});
+    output.set_attribute("description", "snapshot x member x point", "state");
+  }
+  const double seconds = times.median();
+  const double rate = seconds > 0 ? static_cast<double>(members) * static_cast<double>(steps) / seconds : 0.0;
+  output.set_attribute("layout", lz::name_of(ensemble.layout()));
+  output.set_attribute("steps", steps);
+  output.set_attribute("member_steps_per_second", rate);
+  if (with_baseline) {
+    double difference = 0;
+    for (std::size_t k = 0; k < baseline_final.size(); ++k)
+      difference = std::max(difference, std::fabs(baseline_final[k] - static_cast<double>(final_state.data()[k])));
+    output.set_attribute("baseline_max_difference", difference);
+  }
+
+  char line[240];
+  std::snprintf(line, sizeof line, "lorenz05: model %d, N=%d, %d members, %lld steps, layout %s\n", p.model, n, members,
+                static_cast<long long>(steps), lz::name_of(ensemble.layout()).c_str());
+  context.out << line;
+  std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.4g member-steps/s; final spread (rms) %.4g\n",
+                seconds, times.seconds.size(), rate, snapshots.spread_rms.empty() ? 0.0 : snapshots.spread_rms.back());
+  context.out << line;
+  if (with_baseline) {
+    std::snprintf(line, sizeof line, "baseline, flat one kernel per stage: %.6g s; speedup %.2fx\n",
+                  baseline_times.median(), baseline_times.median() / seconds);
+    context.out << line;
+  }
+}
+
+}  // namespace
+
+void run_lorenz05(RunContext& context) {
+  if (context.config.string("precision") == "float") run_typed<float>(context);
+  else run_typed<double>(context);
+}
+
+}  // namespace portasolve::drivers
