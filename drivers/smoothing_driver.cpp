@@ -45,6 +45,8 @@ void add_smoothing_schema(config::Schema& schema) {
       .default_value(0).at_least(0);
   schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: tile width (0: largest that fits)")
       .default_value(0).at_least(0);
+  schema.add("smoothing.strip_rows", Kind::Integer, "GPU single 3x3-class passes: rows per thread (0: automatic)")
+      .default_value(0).at_least(0);
   schema.add("image.source", Kind::Choice, "where the image comes from").choices({"synthetic", "pgm", "hdf5"})
       .default_value("synthetic");
   add_image_input_schema(schema, "image");
@@ -86,6 +88,7 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
   options.passes_per_launch = static_cast<int>(config.integer("smoothing.passes_per_launch"));
   options.tile_rows = static_cast<int>(config.integer("smoothing.tile_rows"));
   options.tile_cols = static_cast<int>(config.integer("smoothing.tile_cols"));
+  options.strip_rows = static_cast<int>(config.integer("smoothing.strip_rows"));
   return options;
 }
 

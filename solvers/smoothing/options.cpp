@@ -89,6 +89,7 @@ void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols
   require(options.passes >= 0, "passes must be >= 0");
   require(options.passes_per_launch >= 0, "passes_per_launch must be >= 0 (0: automatic)");
   require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+  require(options.strip_rows >= 0, "strip_rows must be >= 1 (0: automatic)");
   require(rows >= 1 && cols >= 1, "the image is empty");
   const std::int64_t side = 2 * static_cast<std::int64_t>(kernel_radius(options)) + 1;
   require(side <= rows && side <= cols, "the " + std::to_string(side) + "x" + std::to_string(side) +

@@ -46,6 +46,9 @@ struct SmoothingOptions {
   // Fused launches: the pixels each team writes; 0 = the largest square that
   // fits the backend's team scratch.
   int tile_rows = 0, tile_cols = 0;
+  // Single 2-D passes of radius 1 on GPUs: rows each thread walks down its
+  // column (1: a thread per pixel); 0 = 8.
+  int strip_rows = 0;
 };
 
 const std::vector<std::string>& kernel_names();     // box, weighted, gaussian

@@ -30,13 +30,18 @@ struct Smooth2D {
   template <class Read>
   KOKKOS_INLINE_FUNCTION Sum window(const int r, const Read& read) const {
     if constexpr (FixedRadius > 0) {  // the same sums, unrolled
+      // Shaped like walk_column's sums, so compilers contract them alike.
       Sum sum = 0;
       PORTASOLVE_UNROLL
       for (int a = -FixedRadius; a <= FixedRadius; ++a) {
         Sum row = 0;
-        PORTASOLVE_UNROLL
-        for (int b = -FixedRadius; b <= FixedRadius; ++b)
-          row += taps.unit_weights ? static_cast<Sum>(read(a, b)) : taps.term(a, b, read(a, b));
+        if (taps.unit_weights) {
+          PORTASOLVE_UNROLL
+          for (int b = -FixedRadius; b <= FixedRadius; ++b) row += static_cast<Sum>(read(a, b));
+        } else {
+          PORTASOLVE_UNROLL
+          for (int b = -FixedRadius; b <= FixedRadius; ++b) row += taps.term(a, b, read(a, b));
+        }
         sum += row;
       }
       return sum;

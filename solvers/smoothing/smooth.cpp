@@ -146,7 +146,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     } else {
       const Smooth2D<Pixel, FixedRadius> pass{from, to, taps, border};
       if constexpr (FixedRadius > 0 && !host_execution) {
-        const int strip = column_strip_rows;
+        const int strip = options.strip_rows > 0 ? options.strip_rows : column_strip_rows;
         const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
         for_rectangle("smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
       } else {
