@@ -95,6 +95,50 @@ struct Smooth2DStrips {
   }
 };
 
+// The same pass on host backends, a row per call: the columns whose windows
+// lie inside the image run as one branch-free loop over row pointers, which
+// compilers vectorise; the rest go pixel by pixel. Same sums as `window`.
+template <class Pixel, int R>
+struct Smooth2DRows {
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  Smooth2D<Pixel, R> pass;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int rows = static_cast<int>(pass.in.extent(0)), cols = static_cast<int>(pass.in.extent(1));
+    if (i < R || i >= rows - R || cols < 2 * R + 1) {
+      for (int j = 0; j < cols; ++j) pass.pixel(i, j, R);
+      return;
+    }
+    for (int j = 0; j < R; ++j) pass.pixel(i, j, R);
+    for (int j = cols - R; j < cols; ++j) pass.pixel(i, j, R);
+    const Pixel* above[2 * R + 1];
+    for (int a = -R; a <= R; ++a) above[a + R] = &pass.in(i + a, 0);
+    Pixel* const target = &pass.out(i, 0);
+    const DeviceTaps<Pixel>& taps = pass.taps;
+    if (taps.unit_weights) {
+      for (int j = R; j < cols - R; ++j) {
+        Sum sum = 0;
+        for (int a = 0; a <= 2 * R; ++a) {
+          Sum row = 0;
+          for (int b = -R; b <= R; ++b) row += static_cast<Sum>(above[a][j + b]);
+          sum += row;
+        }
+        target[j] = taps.finish(sum);
+      }
+    } else {
+      for (int j = R; j < cols - R; ++j) {
+        Sum sum = 0;
+        for (int a = 0; a <= 2 * R; ++a) {
+          Sum row = 0;
+          for (int b = -R; b <= R; ++b) row += taps.term(a - R, b, above[a][j + b]);
+          sum += row;
+        }
+        target[j] = taps.finish(sum);
+      }
+    }
+  }
+};
+
 // A separable kernel's two 1-D passes: along each row into `partial` (Sum,
 // integers unnormalised), then along each column into `out`.
 struct AlongRows {};

@@ -149,6 +149,9 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
         const int strip = options.strip_rows > 0 ? options.strip_rows : column_strip_rows;
         const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
         for_rectangle("smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
+      } else if constexpr (FixedRadius > 0) {
+        Kokkos::parallel_for("smoothing_2d_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, rows),
+                             Smooth2DRows<Pixel, FixedRadius>{pass});
       } else {
         for_rectangle("smoothing_2d", image, pass);
       }
