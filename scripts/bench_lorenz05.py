@@ -14,7 +14,7 @@ usage: bench_lorenz05.py [--bin build/openmp/bin/portasolve] [--members 40 4096]
 import argparse
 import os
 
-from portasolve_results import run_experiment, text
+from portasolve_results import print_table, run_experiment, text
 
 
 def main():
@@ -42,11 +42,8 @@ def main():
             rows.append([str(members), str(count), f"{members * count / team:.4g}", f"{members * count / flat:.4g}",
                          f"{flat / team:.2f}", f"{float(out['baseline_max_difference']):.1e}"])
     print(f"Lorenz 2005 model III, N = 960, {args.precision}, {space} on {device}\n")
-    print("| members | steps | team (member-steps/s) | flat baseline (member-steps/s) | team / flat | max difference |")
-    print("|---|---|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
+    print_table(["members", "steps", "team (member-steps/s)", "flat baseline (member-steps/s)", "team / flat",
+                 "max difference"], rows)
 
 
 if __name__ == "__main__":

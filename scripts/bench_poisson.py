@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from portasolve_results import run_experiment, strings, text
+from portasolve_results import copy_bandwidth, print_table, run_experiment, text
 
 
 def numpy_sweep_seconds(rows, cols, sweeps):
@@ -60,18 +60,6 @@ def solve(binary, config, output, *sets):
     return row
 
 
-def copy_bandwidth(binary, out, elements):
-    with run_experiment(binary, "configs/stream.yaml", os.path.join(out, "poisson_stream.h5"), "precision=float",
-                        f"stream.size={elements}", "stream.operations=[copy]", "run.repeats=10") as f:
-        return dict(zip(strings(f["output/operation"]), f["output/bandwidth"][()]))["copy"]
-
-
-def table(header, rows):
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
 
 
 def main():
@@ -109,7 +97,7 @@ def main():
                      f"{r['residual']:.3e}", f"{baseline['baseline_seconds'] / r['seconds']:.2f}"])
     print(f"Poisson, talk's case: {baseline['cols']}x{baseline['rows']} float32, {args.sweeps} sweeps, "
           f"{baseline['space']} on {baseline['device']}\n")
-    table(["solver", "k:tile", "time (ms)", "us/sweep", "relative residual", "speedup"], rows)
+    print_table(["solver", "k:tile", "time (ms)", "us/sweep", "relative residual", "speedup"], rows)
 
     # 2. Time to the residual the sweeps reached.
     reached = baseline["baseline_residual"]
@@ -124,7 +112,7 @@ def main():
             rows.append([f"{tolerance:.3g}", name, str(r["iterations"]), f"{r['seconds'] * 1e3:.2f}",
                          f"{r['residual']:.3e}", f"{baseline['baseline_seconds'] / r['seconds']:.1f}"])
     print("Time to tolerance (same problem; speedup against the baseline's 150000 sweeps)\n")
-    table(["tolerance", "solver", "steps", "time (ms)", "relative residual", "vs baseline"], rows)
+    print_table(["tolerance", "solver", "steps", "time (ms)", "relative residual", "vs baseline"], rows)
 
     if args.numpy:
         seconds = numpy_sweep_seconds(baseline["rows"], baseline["cols"], 200)
@@ -136,7 +124,7 @@ def main():
         return
     # 3. The large grid against the copy bandwidth.
     large = "configs/poisson_large.yaml"
-    copy = copy_bandwidth(args.bin, args.out, 1 << 26)
+    copy = copy_bandwidth(args.bin, os.path.join(args.out, "poisson_stream.h5"), 1 << 26)
     rows = []
     common = [f"poisson.max_iterations={args.large_sweeps}", f"poisson.check_every={args.large_sweeps}"]
     for n, setting in enumerate(args.large_blocked):
@@ -154,7 +142,7 @@ def main():
                      f"{bytes_per_sweep / per_sweep / 1e9 / copy:.2f}"])
     print(f"Poisson, {r['cols']}x{r['rows']} float32, {args.large_sweeps} sweeps; STREAM copy in the same run: "
           f"{copy:.0f} GB/s. Effective bandwidth = 12 bytes per interior point per sweep / time.\n")
-    table(["solver", "k:tile", "ms/sweep", "effective GB/s", "/ copy"], rows)
+    print_table(["solver", "k:tile", "ms/sweep", "effective GB/s", "/ copy"], rows)
     if args.numpy:
         seconds = numpy_sweep_seconds(r["rows"], r["cols"], 3)
         print(f"NumPy slicing Jacobi, {r['cols']}x{r['rows']} float32: {seconds * 1e3:.1f} ms/sweep "

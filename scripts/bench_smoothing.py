@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from portasolve_results import run_experiment, strings, text
+from portasolve_results import copy_bandwidth, print_table, run_experiment, text
 
 
 def numpy_box3_seconds(size, dtype, integer, repeats=3):
@@ -58,18 +58,6 @@ def smooth(binary, config, output, *sets):
     return row
 
 
-def copy_bandwidth(binary, out, elements):
-    with run_experiment(binary, "configs/stream.yaml", os.path.join(out, "smoothing_stream.h5"), "precision=float",
-                        f"stream.size={elements}", "stream.operations=[copy]", "run.repeats=10") as f:
-        return dict(zip(strings(f["output/operation"]), f["output/bandwidth"][()]))["copy"]
-
-
-def table(header, rows):
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
 
 
 def main():
@@ -87,7 +75,7 @@ def main():
     size = [f"image.rows={args.size}", f"image.cols={args.size}"]
 
     # 1. One pass against the copy bandwidth.
-    copy = copy_bandwidth(args.bin, args.out, args.size * args.size)
+    copy = copy_bandwidth(args.bin, os.path.join(args.out, "smoothing_stream.h5"), args.size * args.size)
     rows = []
     pass_bytes = 8 * args.size * args.size
     for name, extra in (("box 3x3", []), ("box 3x3, border keep", ["smoothing.border=keep"]),
@@ -100,7 +88,7 @@ def main():
             one_pass = r
     print(f"Smoothing, one pass, {args.size}x{args.size} float32, {one_pass['space']} on {one_pass['device']}; "
           f"STREAM copy in the same run: {copy:.0f} GB/s. Effective bandwidth = 8 bytes per pixel / time.\n")
-    table(["kernel", "ms", "effective GB/s", "/ copy"], rows)
+    print_table(["kernel", "ms", "effective GB/s", "/ copy"], rows)
     if args.numpy:
         seconds = numpy_box3_seconds(args.size, np.float32, False)
         print(f"NumPy slicing 3x3 box, {args.size}x{args.size} float32: {seconds * 1e3:.1f} ms "
@@ -121,7 +109,7 @@ def main():
         rows.append(["fused", str(r["per_launch"]), r["tile"], f"{r['seconds'] * 1e3:.1f}",
                      f"{r['seconds'] / args.passes * 1e3:.3f}", f"{separate / r['seconds']:.2f}"])
     print(f"Smoothing, {args.passes} passes of a 3x3 box, {args.size}x{args.size} float32\n")
-    table(["launches", "passes/launch", "tile", "ms", "ms/pass", "speedup"], rows)
+    print_table(["launches", "passes/launch", "tile", "ms", "ms/pass", "speedup"], rows)
 
     # 3. The Numba example.
     r = smooth(args.bin, "configs/smoothing_box3_int.yaml", os.path.join(args.out, "smoothing_int.h5"),

@@ -70,3 +70,19 @@ def run_experiment(binary, config, output, *assignments):
 def fail(message, code=2):
     print(f"{sys.argv[0]}: error: {message}", file=sys.stderr)
     sys.exit(code)
+
+
+def copy_bandwidth(binary, output, elements):
+    """GB/s of the STREAM copy of `elements` floats (configs/stream.yaml), for benchmarks' floors."""
+    with run_experiment(binary, "configs/stream.yaml", output, "precision=float", f"stream.size={elements}",
+                        "stream.operations=[copy]", "run.repeats=10") as f:
+        return dict(zip(strings(f["output/operation"]), f["output/bandwidth"][()]))["copy"]
+
+
+def print_table(header, rows):
+    """A Markdown table and a blank line."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print()

@@ -6,6 +6,7 @@
 
 #include "core/grid_range.hpp"
 #include "core/math.hpp"
+#include "core/names.hpp"
 #include "solvers/lorenz05/tendency.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
@@ -16,10 +17,7 @@ const std::vector<std::string>& layout_names() {
   return names;
 }
 Layout layout_from_name(const std::string& name) {
-  const auto& names = layout_names();
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<Layout>(i);
-  throw std::invalid_argument("unknown ensemble layout '" + name + "'");
+  return enum_from_name<Layout>(layout_names(), name, "ensemble layout");
 }
 std::string name_of(Layout layout) { return layout_names()[static_cast<std::size_t>(layout)]; }
 

@@ -2,16 +2,11 @@
 
 #include <stdexcept>
 
+#include "core/names.hpp"
+
 namespace portasolve::poisson {
 
 namespace {
-
-template <class Enum>
-Enum from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<Enum>(i);
-  throw std::invalid_argument(std::string("unknown Poisson ") + what + " '" + name + "'");
-}
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument("Poisson solver options: " + message);
@@ -27,9 +22,11 @@ const std::vector<std::string>& cg_operator_names() {
   static const std::vector<std::string> names{"matrix_free", "crs"};
   return names;
 }
-Method method_from_name(const std::string& name) { return from_name<Method>(method_names(), name, "method"); }
+Method method_from_name(const std::string& name) {
+  return enum_from_name<Method>(method_names(), name, "Poisson method");
+}
 CgOperator cg_operator_from_name(const std::string& name) {
-  return from_name<CgOperator>(cg_operator_names(), name, "CG operator");
+  return enum_from_name<CgOperator>(cg_operator_names(), name, "Poisson CG operator");
 }
 std::string name_of(Method method) { return method_names()[static_cast<std::size_t>(method)]; }
 std::string name_of(CgOperator cg_operator) { return cg_operator_names()[static_cast<std::size_t>(cg_operator)]; }

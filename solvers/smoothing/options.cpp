@@ -3,16 +3,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/names.hpp"
+
 namespace portasolve::smoothing {
 
 namespace {
-
-template <class Enum>
-Enum from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<Enum>(i);
-  throw std::invalid_argument(std::string("unknown smoothing ") + what + " '" + name + "'");
-}
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument(message);
@@ -36,13 +31,17 @@ const std::vector<std::string>& separable_names() {
   static const std::vector<std::string> names{"auto", "yes", "no"};
   return names;
 }
-KernelKind kernel_from_name(const std::string& name) { return from_name<KernelKind>(kernel_names(), name, "kernel"); }
-BorderMode border_from_name(const std::string& name) { return from_name<BorderMode>(border_names(), name, "border"); }
+KernelKind kernel_from_name(const std::string& name) {
+  return enum_from_name<KernelKind>(kernel_names(), name, "smoothing kernel");
+}
+BorderMode border_from_name(const std::string& name) {
+  return enum_from_name<BorderMode>(border_names(), name, "smoothing border");
+}
 Rounding rounding_from_name(const std::string& name) {
-  return from_name<Rounding>(rounding_names(), name, "rounding");
+  return enum_from_name<Rounding>(rounding_names(), name, "smoothing rounding");
 }
 Separable separable_from_name(const std::string& name) {
-  return from_name<Separable>(separable_names(), name, "separable choice");
+  return enum_from_name<Separable>(separable_names(), name, "smoothing separable choice");
 }
 std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
 std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/names.hpp"
+
 namespace portasolve::stream {
 
 const std::vector<std::string>& operation_names() {
@@ -10,10 +12,7 @@ const std::vector<std::string>& operation_names() {
 }
 
 Operation operation_from_name(const std::string& name) {
-  const auto& names = operation_names();
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<Operation>(i);
-  throw std::invalid_argument("unknown STREAM operation '" + name + "'");
+  return enum_from_name<Operation>(operation_names(), name, "STREAM operation");
 }
 
 std::size_t bytes_moved(Operation operation, std::size_t n, std::size_t element_bytes) {

@@ -47,6 +47,15 @@ class Folder(unittest.TestCase):
             f.write(content)
         return path
 
+    def expect_errors(self, cases):
+        """Runs each (config text, exit code, message): that code, the message on stderr, no result file."""
+        for text_, code, message in cases:
+            config = self.write("e.yaml", text_)
+            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+            self.assertEqual(result.returncode, code, (text_, result.stderr))
+            self.assertIn(message, result.stderr, text_)
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+
     def files(self):
         return sorted(os.listdir(self.dir))
 
@@ -421,13 +430,9 @@ class Poisson(Folder):
             ("poisson: {omega: 1.5}", 2, "poisson.omega"),
             ("problem: {source: manufactured}\noutput: {pgm: x.pgm}", 2, "a PGM needs an image source"),
         ]
-        for body, code, message in cases:
-            config = self.write("p.yaml", "experiment: poisson\npoisson: {max_iterations: 10}\n" + body + "\n"
-                                if not body.startswith("poisson") else "experiment: poisson\n" + body + "\n")
-            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
-            self.assertEqual(result.returncode, code, (body, result.stderr))
-            self.assertIn(message, result.stderr, body)
-            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+        self.expect_errors([("experiment: poisson\n" + ("" if body.startswith("poisson") else
+                                                           "poisson: {max_iterations: 10}\n") + body + "\n", code, message)
+                            for body, code, message in cases])
 
 
 class Smoothing(Folder):
@@ -516,13 +521,8 @@ class Smoothing(Folder):
             ("image: {source: pgm, file: /nonexistent.pgm}", "cannot open PGM image"),
             ("smoothing: {passes: 3, passes_per_launch: 3, tile_rows: 3000, tile_cols: 3000}", "team scratch"),
         ]
-        for body, message in cases:
-            config = self.write("e.yaml", "experiment: smoothing\n" + body + "\n")
-            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
-            self.assertIn(result.returncode, (1, 2), (body, result.stderr))
-            self.assertEqual(result.returncode, 1 if "cannot open" in message else 2, (body, result.stderr))
-            self.assertIn(message, result.stderr, body)
-            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+        self.expect_errors([("experiment: smoothing\n" + body + "\n", 1 if "cannot open" in message else 2, message)
+                            for body, message in cases])
 
 
 class Lorenz05(Folder):
@@ -575,12 +575,7 @@ class Lorenz05(Folder):
             ("lorenz05: {model: 4}", "lorenz05.model"),
             ("lorenz05: {model_size: 100000, layout: team, steps: 1}", "use layout flat"),
         ]
-        for body, message in cases:
-            config = self.write("e.yaml", "experiment: lorenz05\n" + body + "\n")
-            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
-            self.assertEqual(result.returncode, 2, (body, result.stderr))
-            self.assertIn(message, result.stderr, body)
-            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+        self.expect_errors([("experiment: lorenz05\n" + body + "\n", 2, message) for body, message in cases])
 
 
 if __name__ == "__main__":
