@@ -10,45 +10,56 @@
 namespace portasolve::smoothing {
 
 // Output rows [first, last) of column b: read(y, x) gives input pixels,
-// write(row, pixel) takes results.
-template <int R, class Pixel, class Read, class Write>
-KOKKOS_INLINE_FUNCTION void walk_column(const DeviceTaps<Pixel>& taps, const int b, const int first, const int last,
-                                        const Read& read, const Write& write) {
+// write(row, pixel) takes results. Unit: all weights 1 (one row sum serves
+// every pending output).
+template <int R, bool Unit, class Pixel, class Read, class Write>
+KOKKOS_INLINE_FUNCTION void walk_column_with(const DeviceTaps<Pixel>& taps, const int b, const int first,
+                                             const int last, const Read& read, const Write& write) {
   using Sum = typename DeviceTaps<Pixel>::Sum;
   constexpr int W = 2 * R + 1;
   Sum pending[W] = {};
   for (int y0 = first - R; y0 < last + R; y0 += W) {
+    // All of the group's loads first, so they are in flight together.
+    Pixel rows[W][W];
+    PORTASOLVE_UNROLL
+    for (int u = 0; u < W; ++u) {
+      PORTASOLVE_UNROLL
+      for (int q = 0; q < W; ++q) rows[u][q] = y0 + u < last + R ? read(y0 + u, b - R + q) : Pixel(0);
+    }
     PORTASOLVE_UNROLL
     for (int u = 0; u < W; ++u) {
       const int y = y0 + u;
-      if (y < last + R) {
-        Pixel row[W];
+      if (y >= last + R) break;
+      Sum unit_row = 0;
+      if constexpr (Unit) {
         PORTASOLVE_UNROLL
-        for (int q = 0; q < W; ++q) row[q] = read(y, b - R + q);
-        Sum unit_row = 0;  // with unit weights one row sum serves every pending output
-        if (taps.unit_weights) {
-          PORTASOLVE_UNROLL
-          for (int q = 0; q < W; ++q) unit_row += static_cast<Sum>(row[q]);
-        }
-        PORTASOLVE_UNROLL
-        for (int p = -R; p <= R; ++p) {
-          const int output = y - p;  // the row whose window has y at offset p
-          if (output >= first && output < last) {
-            const int slot = ((u - p) % W + W) % W;  // a constant once unrolled
-            Sum row_p = unit_row;
-            if (!taps.unit_weights) {
-              row_p = 0;
-              PORTASOLVE_UNROLL
-              for (int q = 0; q < W; ++q) row_p += taps.term(p, q - R, row[q]);
-            }
-            const Sum sum = (p == -R ? Sum(0) : pending[slot]) + row_p;
-            if (p == R) write(output, taps.finish(sum));
-            else pending[slot] = sum;
+        for (int q = 0; q < W; ++q) unit_row += static_cast<Sum>(rows[u][q]);
+      }
+      PORTASOLVE_UNROLL
+      for (int p = -R; p <= R; ++p) {
+        const int output = y - p;  // the row whose window has y at offset p
+        if (output >= first && output < last) {
+          const int slot = ((u - p) % W + W) % W;  // a constant once unrolled
+          Sum row_p = unit_row;
+          if constexpr (!Unit) {
+            row_p = 0;
+            PORTASOLVE_UNROLL
+            for (int q = 0; q < W; ++q) row_p += taps.term(p, q - R, rows[u][q]);
           }
+          const Sum sum = (p == -R ? Sum(0) : pending[slot]) + row_p;
+          if (p == R) write(output, taps.finish(sum));
+          else pending[slot] = sum;
         }
       }
     }
   }
+}
+
+template <int R, class Pixel, class Read, class Write>
+KOKKOS_INLINE_FUNCTION void walk_column(const DeviceTaps<Pixel>& taps, const int b, const int first, const int last,
+                                        const Read& read, const Write& write) {
+  if (taps.unit_weights) walk_column_with<R, true>(taps, b, first, last, read, write);
+  else walk_column_with<R, false>(taps, b, first, last, read, write);
 }
 
 }  // namespace portasolve::smoothing

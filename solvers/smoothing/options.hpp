@@ -47,7 +47,7 @@ struct SmoothingOptions {
   // fits the backend's team scratch.
   int tile_rows = 0, tile_cols = 0;
   // Single 2-D passes of radius 1 on GPUs: rows each thread walks down its
-  // column (1: a thread per pixel); 0 = 8.
+  // column (1: a thread per pixel); 0 = 16.
   int strip_rows = 0;
 };
 

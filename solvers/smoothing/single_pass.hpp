@@ -2,6 +2,8 @@
 // One smoothing pass, one launch: every pixel's window summed straight from
 // device memory (neighbours come from cache). Pixels whose window lies inside
 // the image take the branch-free path; the rest read through the border mode.
+#include <type_traits>
+
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "core/unroll.hpp"
@@ -30,21 +32,23 @@ struct Smooth2D {
   template <class Read>
   KOKKOS_INLINE_FUNCTION Sum window(const int r, const Read& read) const {
     if constexpr (FixedRadius > 0) {  // the same sums, unrolled
-      // Shaped like walk_column's sums, so compilers contract them alike.
-      Sum sum = 0;
-      PORTASOLVE_UNROLL
-      for (int a = -FixedRadius; a <= FixedRadius; ++a) {
-        Sum row = 0;
-        if (taps.unit_weights) {
+      // Shaped like walk_column's sums, so compilers contract them alike; one
+      // branch around the whole window keeps its loads in one straight run.
+      const auto sum_window = [&](const auto unit) {
+        Sum sum = 0;
+        PORTASOLVE_UNROLL
+        for (int a = -FixedRadius; a <= FixedRadius; ++a) {
+          Sum row = 0;
           PORTASOLVE_UNROLL
-          for (int b = -FixedRadius; b <= FixedRadius; ++b) row += static_cast<Sum>(read(a, b));
-        } else {
-          PORTASOLVE_UNROLL
-          for (int b = -FixedRadius; b <= FixedRadius; ++b) row += taps.term(a, b, read(a, b));
+          for (int b = -FixedRadius; b <= FixedRadius; ++b) {
+            if constexpr (decltype(unit)::value) row += static_cast<Sum>(read(a, b));
+            else row += taps.term(a, b, read(a, b));
+          }
+          sum += row;
         }
-        sum += row;
-      }
-      return sum;
+        return sum;
+      };
+      return taps.unit_weights ? sum_window(std::true_type{}) : sum_window(std::false_type{});
     } else {
       (void)r;
       return taps.window_sum(read);

@@ -24,7 +24,7 @@ int automatic_passes_per_launch(int radius) {
 
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
 // along them).
-constexpr int column_strip_rows = 8;
+constexpr int column_strip_rows = 16;
 
 template <class Pixel, int FixedRadius>
 class FusedLauncher {
