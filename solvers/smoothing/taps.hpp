@@ -29,6 +29,23 @@ struct KernelPlan {
 
 KernelPlan kernel_plan(const SmoothingOptions& options);
 
+// Integer pixel ranges as enumerators: usable in device code without
+// relaxed constexpr (std::numeric_limits is host code to nvcc).
+template <class Pixel>
+struct IntegerRange;
+template <>
+struct IntegerRange<std::uint8_t> {
+  enum : long long { lowest = 0, highest = 255 };
+};
+template <>
+struct IntegerRange<std::uint16_t> {
+  enum : long long { lowest = 0, highest = 65535 };
+};
+template <>
+struct IntegerRange<std::int32_t> {
+  enum : long long { lowest = -2147483648LL, highest = 2147483647LL };
+};
+
 template <class Pixel>
 struct PixelArithmetic {
   static constexpr bool integer = std::is_integral<Pixel>::value;
@@ -95,8 +112,8 @@ struct DeviceTaps {
       const Sum denominator = rounding == Rounding::floor ? total : 2 * total;
       Sum quotient = numerator / denominator;
       if ((numerator % denominator != 0) && (numerator < 0)) --quotient;
-      constexpr Sum lowest = static_cast<Sum>(std::numeric_limits<Pixel>::lowest());
-      constexpr Sum highest = static_cast<Sum>(std::numeric_limits<Pixel>::max());
+      constexpr Sum lowest = static_cast<Sum>(IntegerRange<Pixel>::lowest);
+      constexpr Sum highest = static_cast<Sum>(IntegerRange<Pixel>::highest);
       return static_cast<Pixel>(quotient < lowest ? lowest : (quotient > highest ? highest : quotient));
     } else {
       return sum * scale;
