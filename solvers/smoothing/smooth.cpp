@@ -14,13 +14,11 @@ namespace portasolve::smoothing {
 
 namespace {
 
-// Fused passes per launch when the options leave it to us: GPUs gain from
-// temporal blocking (scratch is far faster than device memory), host caches
-// already hold a 2-D pass's rows, so hosts launch every pass.
-int automatic_passes_per_launch(int radius) {
-  if (host_execution || radius == 0) return 1;
-  return std::max(1, 8 / radius);
-}
+// Fused passes per launch when the options leave it to us: one. Measured
+// (BENCHMARKS.md): on an H100 a single 3x3 pass runs at the copy bandwidth
+// while the fused kernel's scratch work costs more per pass than the memory
+// traffic it saves; host caches already hold a pass's rows.
+int automatic_passes_per_launch(int /*radius*/) { return 1; }
 
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
 // along them).

@@ -88,15 +88,18 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
     taps.scale = static_cast<Weight>(box ? 1.0 / sum : 1.0);
     taps.total = 1;
   }
+  taps.unit_weights = std::all_of(typed.begin(), typed.end(), [](Weight w) { return w == Weight(1); });
+  taps.all_inline = typed.size() <= static_cast<std::size_t>(DeviceTaps<Pixel>::inline_taps);
+  if (taps.all_inline) {  // no device allocation (and its synchronising free) per call
+    std::copy(typed.begin(), typed.end(), taps.near);
+    return taps;
+  }
   View1D<Weight> weights(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_weights")),
                          typed.size());
   const auto host = Kokkos::create_mirror_view(weights);
   for (std::size_t k = 0; k < typed.size(); ++k) host(k) = typed[k];
   Kokkos::deep_copy(weights, host);
   taps.weights = weights;
-  taps.unit_weights = std::all_of(typed.begin(), typed.end(), [](Weight w) { return w == Weight(1); });
-  taps.all_inline = typed.size() <= static_cast<std::size_t>(DeviceTaps<Pixel>::inline_taps);
-  if (taps.all_inline) std::copy(typed.begin(), typed.end(), taps.near);
   return taps;
 }
 
