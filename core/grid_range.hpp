@@ -40,8 +40,10 @@ struct RectangleSum {
   Functor functor;
   GridRectangle rectangle;
   KOKKOS_INLINE_FUNCTION void add(const int i, const int j, Sum& sum) const {
-    if constexpr (std::is_void<Tag>::value) functor(i, j, sum);
-    else functor(Tag{}, i, j, sum);
+    if constexpr (std::is_void<Tag>::value)
+      functor(i, j, sum);
+    else
+      functor(Tag{}, i, j, sum);
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int k, Sum& sum) const {
     if constexpr (host_execution) {

@@ -20,31 +20,42 @@ namespace lz = lorenz05;
 void add_lorenz05_schema(config::Schema& schema) {
   using config::Kind;
   const lz::ModelParameters d = lz::model_three_defaults();
-  schema.add("lorenz05.model", Kind::Integer, "1 (Lorenz 96), 2 or 3 (two scales)").default_value(d.model)
-      .at_least(1).at_most(3);
-  schema.add("lorenz05.model_size", Kind::Integer, "N, points on the cyclic domain").default_value(d.model_size)
+  schema.add("lorenz05.model", Kind::Integer, "1 (Lorenz 96), 2 or 3 (two scales)")
+      .default_value(d.model)
+      .at_least(1)
+      .at_most(3);
+  schema.add("lorenz05.model_size", Kind::Integer, "N, points on the cyclic domain")
+      .default_value(d.model_size)
       .at_least(4);
   schema.add("lorenz05.forcing", Kind::Real, "F").default_value(d.forcing);
   schema.add("lorenz05.delta_t", Kind::Real, "RK4 time step").default_value(d.delta_t).greater_than(0);
   schema.add("lorenz05.space_time_scale", Kind::Real, "b (model 3)").default_value(d.space_time_scale);
   schema.add("lorenz05.coupling", Kind::Real, "c (model 3; the paper's 2.5, DART's default 3)")
       .default_value(d.coupling);
-  schema.add("lorenz05.K", Kind::Integer, "K, the large scale's averaging length (models 2, 3)").default_value(d.K)
+  schema.add("lorenz05.K", Kind::Integer, "K, the large scale's averaging length (models 2, 3)")
+      .default_value(d.K)
       .at_least(1);
   schema.add("lorenz05.smooth_steps", Kind::Integer, "I, the running smoother's half width (model 3)")
-      .default_value(d.smooth_steps).at_least(0);
+      .default_value(d.smooth_steps)
+      .at_least(0);
   schema.add("lorenz05.steps", Kind::Integer, "RK4 steps integrated").default_value(1000).at_least(0);
   schema.add("lorenz05.output_every", Kind::Integer, "steps between snapshots").default_value(100).at_least(1);
   schema.add("lorenz05.layout", Kind::Choice, "team (a member per team, steps in one launch), flat, or automatic")
-      .choices(lz::layout_names()).default_value("automatic");
+      .choices(lz::layout_names())
+      .default_value("automatic");
   schema.add("ensemble.members", Kind::Integer, "E, members integrated together").default_value(40).at_least(1);
   schema.add("ensemble.perturbation", Kind::Real, "standard deviation of each member's Gaussian perturbation")
-      .default_value(0.01).at_least(0);
-  schema.add("ensemble.spinup_steps", Kind::Integer, "steps taking the base state (F, first point 1.001 F) onto the attractor")
-      .default_value(2000).at_least(0);
+      .default_value(0.01)
+      .at_least(0);
+  schema
+      .add("ensemble.spinup_steps", Kind::Integer,
+           "steps taking the base state (F, first point 1.001 F) onto the attractor")
+      .default_value(2000)
+      .at_least(0);
   schema.add("output.state", Kind::Boolean, "write /output/state (snapshot x member x N)").default_value(true);
   schema.add("benchmark.baseline", Kind::Choice, "also time the flat one-kernel-per-stage layout in the same run")
-      .choices({"none", "flat"}).default_value("none");
+      .choices({"none", "flat"})
+      .default_value("none");
 }
 
 namespace {
@@ -180,9 +191,11 @@ void run_typed(RunContext& context) {
   input.set_attribute("model", static_cast<std::int64_t>(p.model));
   input.set_attribute("model_size", static_cast<std::int64_t>(n));
   input.set_attribute("members", static_cast<std::int64_t>(members));
-  input.set_attribute("base_state", "F everywhere, 1.001 F at the first point, spun up; members add N(0, perturbation^2)");
+  input.set_attribute("base_state",
+                      "F everywhere, 1.001 F at the first point, spun up; members add N(0, perturbation^2)");
   std::vector<double> start_values(host_start.data(), host_start.data() + host_start.size());
-  input.write_dataset("start", start_values.data(), h5::Dims{static_cast<std::size_t>(members), static_cast<std::size_t>(n)});
+  input.write_dataset("start", start_values.data(),
+                      h5::Dims{static_cast<std::size_t>(members), static_cast<std::size_t>(n)});
 
   auto& output = result.output();
   const std::size_t count = snapshots.time.size();
@@ -226,8 +239,10 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_lorenz05(RunContext& context) {
-  if (context.config.string("precision") == "float") run_typed<float>(context);
-  else run_typed<double>(context);
+  if (context.config.string("precision") == "float")
+    run_typed<float>(context);
+  else
+    run_typed<double>(context);
 }
 
 }  // namespace portasolve::drivers

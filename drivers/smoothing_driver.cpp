@@ -23,41 +23,56 @@ namespace sm = smoothing;
 void add_smoothing_schema(config::Schema& schema) {
   using config::Kind;
   schema.add("smoothing.kernel", Kind::Choice, "box, weighted (a matrix) or gaussian (two 1-D passes)")
-      .choices(sm::kernel_names()).default_value("box");
+      .choices(sm::kernel_names())
+      .default_value("box");
   schema.add("smoothing.radius", Kind::Integer, "box: r, a (2r+1)x(2r+1) window").default_value(1).at_least(0);
   schema.add("smoothing.weights", Kind::RealList, "weighted: a square matrix with an odd side, as a list of rows")
       .optional();
-  schema.add("smoothing.sigma", Kind::Real, "gaussian: standard deviation in pixels").default_value(1.0)
+  schema.add("smoothing.sigma", Kind::Real, "gaussian: standard deviation in pixels")
+      .default_value(1.0)
       .greater_than(0);
   schema.add("smoothing.truncate", Kind::Real, "gaussian: radius = round(truncate * sigma) (SciPy's rule)")
-      .default_value(4.0).greater_than(0);
+      .default_value(4.0)
+      .greater_than(0);
   schema.add("smoothing.border", Kind::Choice, "past the edges: SciPy ndimage's modes, or keep (copy border pixels)")
-      .choices(sm::border_names()).default_value("reflect");
+      .choices(sm::border_names())
+      .default_value("reflect");
   schema.add("smoothing.constant_value", Kind::Real, "border: constant: the value past the edges").default_value(0.0);
   schema.add("smoothing.rounding", Kind::Choice, "integer pixels: floor (Python's //) or nearest (halves up)")
-      .choices(sm::rounding_names()).default_value("nearest");
+      .choices(sm::rounding_names())
+      .default_value("nearest");
   schema.add("smoothing.separable", Kind::Choice, "two 1-D passes: auto (gaussian, box r >= 3), yes or no")
-      .choices(sm::separable_names()).default_value("auto");
+      .choices(sm::separable_names())
+      .default_value("auto");
   schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
-  schema.add("smoothing.passes_per_launch", Kind::Integer, "passes fused per launch in team scratch (0: automatic)")
-      .default_value(0).at_least(0);
+  schema
+      .add("smoothing.passes_per_launch", Kind::Integer,
+           "passes fused per launch in team scratch (0: automatic, today 1)")
+      .default_value(0)
+      .at_least(0);
   schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: tile height (0: largest that fits)")
-      .default_value(0).at_least(0);
+      .default_value(0)
+      .at_least(0);
   schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: tile width (0: largest that fits)")
-      .default_value(0).at_least(0);
+      .default_value(0)
+      .at_least(0);
   schema.add("smoothing.strip_rows", Kind::Integer, "GPU single 3x3-class passes: rows per thread (0: automatic)")
-      .default_value(0).at_least(0);
-  schema.add("image.source", Kind::Choice, "where the image comes from").choices({"synthetic", "pgm", "hdf5"})
+      .default_value(0)
+      .at_least(0);
+  schema.add("image.source", Kind::Choice, "where the image comes from")
+      .choices({"synthetic", "pgm", "hdf5"})
       .default_value("synthetic");
   add_image_input_schema(schema, "image");
   schema.add("image.pixel_type", Kind::Choice, "pixel type of the computation (precision is not used)")
-      .choices({"uint8", "uint16", "int32", "float", "double"}).default_value("float");
+      .choices({"uint8", "uint16", "int32", "float", "double"})
+      .default_value("float");
   schema.add("output.image", Kind::Boolean, "write /output/image (large images: off for benchmarks)")
       .default_value(true);
   schema.add("output.input_image", Kind::Boolean, "write /input/image").default_value(true);
   schema.add("output.pgm", Kind::String, "also write the result as this PGM (empty: none)").optional();
   schema.add("benchmark.baseline", Kind::Choice, "also time the same passes one launch each, in the same run")
-      .choices({"none", "separate_launches"}).default_value("none");
+      .choices({"none", "separate_launches"})
+      .default_value("none");
 }
 
 namespace {
@@ -94,8 +109,8 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
 
 // The options' own errors, turned into ConfigErrors at the key they concern.
 std::string key_of_problem(const std::string& message) {
-  for (const char* word : {"weights", "sigma", "truncate", "radius", "passes_per_launch", "passes", "tile", "scratch",
-                           "larger than"}) {
+  for (const char* word :
+       {"weights", "sigma", "truncate", "radius", "passes_per_launch", "passes", "tile", "scratch", "larger than"}) {
     if (message.find(word) == std::string::npos) continue;
     const std::string w = word;
     if (w == "weights" || w == "sigma" || w == "truncate" || w == "radius" || w == "passes") return "smoothing." + w;
@@ -116,8 +131,8 @@ HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
       const double v = image.values[i * image.cols + j];
       if constexpr (std::numeric_limits<Pixel>::is_integer) {
         if (v < lowest || v > highest || v != std::floor(v))
-          throw InputError(image.description + ": pixel (" + std::to_string(i) + ", " + std::to_string(j) + ") = " +
-                           std::to_string(v) + " is not a " + type_name + " value (integers " +
+          throw InputError(image.description + ": pixel (" + std::to_string(i) + ", " + std::to_string(j) +
+                           ") = " + std::to_string(v) + " is not a " + type_name + " value (integers " +
                            std::to_string(static_cast<long long>(lowest)) + ".." +
                            std::to_string(static_cast<long long>(highest)) + ")");
       }
@@ -140,8 +155,9 @@ TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, 
   TimedSmooth result;
   for (int r = -warmup; r < repeats; ++r) {
     Progress progress = context.make_progress(
-        "smoothing/" + label + (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" +
-                                                           std::to_string(repeats + warmup) : std::string()),
+        "smoothing/" + label +
+            (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" + std::to_string(repeats + warmup)
+                                  : std::string()),
         options.passes, "pass");
     ProfilingRegion region("smoothing/" + label);
     Stopwatch watch;
@@ -171,8 +187,8 @@ void run_typed(RunContext& context, const std::string& type_name) {
   const sm::SmoothingOptions options = smoothing_options(config);
   const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
   image.values = {};  // the double copy is no longer needed
-  const View2D<Pixel> input(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")),
-                            image.rows, image.cols);
+  const View2D<Pixel> input(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")), image.rows,
+                            image.cols);
   Kokkos::deep_copy(input, host_input);
   const View2D<Pixel> output(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_output")),
                              image.rows, image.cols);
@@ -229,8 +245,9 @@ void run_typed(RunContext& context, const std::string& type_name) {
                 report.separable ? " (separable)" : "", sm::name_of(options.border).c_str(),
                 static_cast<long long>(report.passes), report.passes_per_launch);
   context.out << line;
-  std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.4g ms per pass, %.1f GB/s effective (2 x image per pass)\n",
-                seconds, smoothed.times.seconds.size(),
+  std::snprintf(line, sizeof line,
+                "time: %.6g s (median of %zu), %.4g ms per pass, %.1f GB/s effective (2 x image per pass)\n", seconds,
+                smoothed.times.seconds.size(),
                 report.passes > 0 ? 1e3 * seconds / static_cast<double>(report.passes) : 0.0, bandwidth);
   context.out << line;
   if (with_baseline) {
@@ -249,11 +266,16 @@ void run_typed(RunContext& context, const std::string& type_name) {
 
 void run_smoothing(RunContext& context) {
   const std::string type = context.config.string("image.pixel_type");
-  if (type == "uint8") run_typed<std::uint8_t>(context, type);
-  else if (type == "uint16") run_typed<std::uint16_t>(context, type);
-  else if (type == "int32") run_typed<std::int32_t>(context, type);
-  else if (type == "float") run_typed<float>(context, type);
-  else run_typed<double>(context, type);
+  if (type == "uint8")
+    run_typed<std::uint8_t>(context, type);
+  else if (type == "uint16")
+    run_typed<std::uint16_t>(context, type);
+  else if (type == "int32")
+    run_typed<std::int32_t>(context, type);
+  else if (type == "float")
+    run_typed<float>(context, type);
+  else
+    run_typed<double>(context, type);
 }
 
 }  // namespace portasolve::drivers

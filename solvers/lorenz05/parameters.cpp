@@ -33,11 +33,12 @@ void check(const ModelParameters& p) {
   require(std::isfinite(p.forcing), "forcing must be finite");
   if (p.model >= 2) {
     require(p.K >= 1, "K must be >= 1, got " + std::to_string(p.K));
-    require(p.K <= p.model_size, "K = " + std::to_string(p.K) + " exceeds model_size N = " +
-                                     std::to_string(p.model_size));
+    require(p.K <= p.model_size,
+            "K = " + std::to_string(p.K) + " exceeds model_size N = " + std::to_string(p.model_size));
   }
   if (p.model == 3) {
-    require(std::isfinite(p.space_time_scale) && std::isfinite(p.coupling), "space_time_scale and coupling must be finite");
+    require(std::isfinite(p.space_time_scale) && std::isfinite(p.coupling),
+            "space_time_scale and coupling must be finite");
     require(p.smooth_steps >= 0, "smooth_steps I must be >= 0, got " + std::to_string(p.smooth_steps));
     require(2 * p.smooth_steps < p.model_size, "smooth_steps I = " + std::to_string(p.smooth_steps) +
                                                    " must be < model_size / 2 = " + std::to_string(p.model_size / 2.0));

@@ -22,9 +22,9 @@
 namespace portasolve::lorenz05 {
 
 struct ModelParameters {
-  int model = 3;              // 1, 2 or 3
-  int model_size = 960;       // N
-  double forcing = 15;        // F
+  int model = 3;         // 1, 2 or 3
+  int model_size = 960;  // N
+  double forcing = 15;   // F
   double delta_t = 0.001;
   double space_time_scale = 10;  // b (model III)
   double coupling = 2.5;         // c (model III): the paper's 2.5 (DART's default is 3)

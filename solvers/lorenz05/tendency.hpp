@@ -16,7 +16,7 @@ struct Coefficients {
   bool primed = false;                    // even K: halve the sums' end terms
   int smooth_steps = 0;                   // I
   T forcing = 0, b = 0, c = 0, dt = 0;
-  View1D<const T> smoother;               // 2I+1 weights (model III)
+  View1D<const T> smoother;  // 2I+1 weights (model III)
 
   KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
 };
@@ -62,17 +62,18 @@ template <class T, class ReadZ, class ReadX, class ReadW>
 KOKKOS_INLINE_FUNCTION T tendency(const Coefficients<T>& co, const int i, const ReadZ& z, const ReadX& x,
                                   const ReadW& w) {
   const int n = co.n, k = co.k;
-  const T advection = primed_sum(co, [&](const int j) {
-    return w(cyclic(i - k + j, n)) * x(cyclic(i + k + j, n));
-  });
+  const T advection = primed_sum(co, [&](const int j) { return w(cyclic(i - k + j, n)) * x(cyclic(i + k + j, n)); });
   const T bracket = -w(cyclic(i - 2 * k, n)) * w(cyclic(i - k, n)) + advection / T(k);
   const T x_i = x(i);
   T rate = bracket - x_i + co.forcing;
   if (co.model == 3) {
-    const auto y = [&](const int m) { const int q = cyclic(m, n); return z(q) - x(q); };
+    const auto y = [&](const int m) {
+      const int q = cyclic(m, n);
+      return z(q) - x(q);
+    };
     const T y_m2 = y(i - 2), y_m1 = y(i - 1), y_p1 = y(i + 1), y_i = y(i);
-    rate += co.b * co.b * (-y_m2 * y_m1 + y_m1 * y_p1) + co.c * (-y_m2 * x(cyclic(i - 1, n)) + y_m1 * x(cyclic(i + 1, n))) -
-            co.b * y_i;
+    rate += co.b * co.b * (-y_m2 * y_m1 + y_m1 * y_p1) +
+            co.c * (-y_m2 * x(cyclic(i - 1, n)) + y_m1 * x(cyclic(i + 1, n))) - co.b * y_i;
   }
   return rate;
 }

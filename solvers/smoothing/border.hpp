@@ -17,8 +17,10 @@ KOKKOS_INLINE_FUNCTION int fold_index(const int i, const int n, const BorderMode
     return m < 0 ? m + period : m;
   };
   switch (mode) {
-    case BorderMode::nearest: return i < 0 ? 0 : n - 1;
-    case BorderMode::wrap: return positive_mod(i, n);
+    case BorderMode::nearest:
+      return i < 0 ? 0 : n - 1;
+    case BorderMode::wrap:
+      return positive_mod(i, n);
     case BorderMode::reflect: {  // period 2n: a b c d d c b a
       const int m = positive_mod(i, 2 * n);
       return m < n ? m : 2 * n - 1 - m;
@@ -28,7 +30,8 @@ KOKKOS_INLINE_FUNCTION int fold_index(const int i, const int n, const BorderMode
       const int m = positive_mod(i, 2 * n - 2);
       return m < n ? m : 2 * n - 2 - m;
     }
-    default: return i;
+    default:
+      return i;
   }
 }
 

@@ -47,8 +47,10 @@ KOKKOS_INLINE_FUNCTION void walk_column_with(const DeviceTaps<Pixel>& taps, cons
             for (int q = 0; q < W; ++q) row_p += taps.term(p, q - R, rows[u][q]);
           }
           const Sum sum = (p == -R ? Sum(0) : pending[slot]) + row_p;
-          if (p == R) write(output, taps.finish(sum));
-          else pending[slot] = sum;
+          if (p == R)
+            write(output, taps.finish(sum));
+          else
+            pending[slot] = sum;
         }
       }
     }
@@ -58,8 +60,10 @@ KOKKOS_INLINE_FUNCTION void walk_column_with(const DeviceTaps<Pixel>& taps, cons
 template <int R, class Pixel, class Read, class Write>
 KOKKOS_INLINE_FUNCTION void walk_column(const DeviceTaps<Pixel>& taps, const int b, const int first, const int last,
                                         const Read& read, const Write& write) {
-  if (taps.unit_weights) walk_column_with<R, true>(taps, b, first, last, read, write);
-  else walk_column_with<R, false>(taps, b, first, last, read, write);
+  if (taps.unit_weights)
+    walk_column_with<R, true>(taps, b, first, last, read, write);
+  else
+    walk_column_with<R, false>(taps, b, first, last, read, write);
 }
 
 }  // namespace portasolve::smoothing

@@ -22,7 +22,7 @@ struct FusedGeometry {
   int tile_rows, tile_cols;  // pixels each team writes
   int halo;                  // k * r
   int tiles_down, tiles_across;
-  int segment_rows;          // rows one thread walks per column (2-D kernels)
+  int segment_rows;  // rows one thread walks per column (2-D kernels)
   KOKKOS_INLINE_FUNCTION int region_rows() const { return tile_rows + 2 * halo; }
   KOKKOS_INLINE_FUNCTION int region_cols() const { return tile_cols + 2 * halo; }
 };
@@ -40,8 +40,8 @@ struct FusedSmoothing {
   template <class Value, class Shape>
   using Scratch = Kokkos::View<Shape, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using Planes = Scratch<Pixel, Pixel***>;   // 2-D kernels: ping-pong; separable: one, updated in place
-  using Partials = Scratch<Sum, Sum**>;      // separable: the pass along rows
+  using Planes = Scratch<Pixel, Pixel***>;  // 2-D kernels: ping-pong; separable: one, updated in place
+  using Partials = Scratch<Sum, Sum**>;     // separable: the pass along rows
 
   View2D<const Pixel> in;
   View2D<Pixel> out;
@@ -85,9 +85,12 @@ struct FusedSmoothing {
     for_region(team, 0, region_rows, 0, region_cols, [&](const int a, const int b) {
       const int i = row0 + a, j = col0 + b;
       Pixel value = 0;
-      if (i >= 0 && i < rows && j >= 0 && j < cols) value = in(i, j);
-      else if (mode == BorderMode::constant) value = border.constant;
-      else if (mode != BorderMode::keep) value = in(fold_index(i, rows, mode), fold_index(j, cols, mode));
+      if (i >= 0 && i < rows && j >= 0 && j < cols)
+        value = in(i, j);
+      else if (mode == BorderMode::constant)
+        value = border.constant;
+      else if (mode != BorderMode::keep)
+        value = in(fold_index(i, rows, mode), fold_index(j, cols, mode));
       planes(0, a, b) = value;
       if (!separable) planes(1, a, b) = value;
     });
@@ -162,7 +165,8 @@ struct FusedSmoothing {
       });
     } else {
       for_region(team, u.row_begin, u.row_end, u.col_begin, u.col_end, [&](const int a, const int b) {
-        planes(to, a, b) = taps.finish(taps.window_sum([&](const int p, const int q) { return planes(from, a + p, b + q); }));
+        planes(to, a, b) =
+            taps.finish(taps.window_sum([&](const int p, const int q) { return planes(from, a + p, b + q); }));
       });
     }
   }

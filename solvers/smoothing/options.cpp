@@ -49,9 +49,12 @@ std::string name_of(Rounding rounding) { return rounding_names()[static_cast<std
 
 int kernel_radius(const SmoothingOptions& options) {
   switch (options.kernel) {
-    case KernelKind::box: return options.radius;
-    case KernelKind::weighted: return (options.weights_size - 1) / 2;
-    case KernelKind::gaussian: return static_cast<int>(std::floor(options.truncate * options.sigma + 0.5));
+    case KernelKind::box:
+      return options.radius;
+    case KernelKind::weighted:
+      return (options.weights_size - 1) / 2;
+    case KernelKind::gaussian:
+      return static_cast<int>(std::floor(options.truncate * options.sigma + 0.5));
   }
   return 0;
 }
@@ -63,8 +66,8 @@ void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols
       break;
     case KernelKind::weighted: {
       const int size = options.weights_size;
-      require(size >= 1 && size % 2 == 1, "the weights matrix must be square with an odd side, got side " +
-                                               std::to_string(size));
+      require(size >= 1 && size % 2 == 1,
+              "the weights matrix must be square with an odd side, got side " + std::to_string(size));
       require(options.weights.size() == static_cast<std::size_t>(size) * size,
               "the weights matrix must have side x side entries");
       double sum = 0;
@@ -73,13 +76,14 @@ void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols
         sum += w;
       }
       require(sum > 0, "the weights must have a positive sum (a smoothing kernel), got " + std::to_string(sum));
-      require(options.separable != Separable::yes, "a weights matrix is applied in one 2-D pass (separable: yes "
-                                                   "is for box and gaussian)");
+      require(options.separable != Separable::yes,
+              "a weights matrix is applied in one 2-D pass (separable: yes "
+              "is for box and gaussian)");
       break;
     }
     case KernelKind::gaussian:
-      require(std::isfinite(options.sigma) && options.sigma > 0, "sigma must be > 0, got " +
-                                                                     std::to_string(options.sigma));
+      require(std::isfinite(options.sigma) && options.sigma > 0,
+              "sigma must be > 0, got " + std::to_string(options.sigma));
       require(std::isfinite(options.truncate) && options.truncate > 0, "truncate must be > 0");
       require(options.truncate * options.sigma < 1e6, "truncate * sigma is far too large");
       break;

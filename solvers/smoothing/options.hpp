@@ -31,17 +31,17 @@ enum class Separable { automatic, yes, no };
 
 struct SmoothingOptions {
   KernelKind kernel = KernelKind::box;
-  int radius = 1;                   // box
-  std::vector<double> weights;      // weighted: row-major, size x size
-  int weights_size = 0;             // weighted: the matrix's side (odd)
-  double sigma = 1, truncate = 4;   // gaussian
+  int radius = 1;                  // box
+  std::vector<double> weights;     // weighted: row-major, size x size
+  int weights_size = 0;            // weighted: the matrix's side (odd)
+  double sigma = 1, truncate = 4;  // gaussian
   BorderMode border = BorderMode::reflect;
-  double constant_value = 0;        // border: constant
+  double constant_value = 0;  // border: constant
   Rounding rounding = Rounding::nearest;
   Separable separable = Separable::automatic;
   std::int64_t passes = 1;
   // Passes fused in one launch (temporal blocking in team scratch); 1 launches
-  // every pass on its own; 0 chooses.
+  // every pass on its own; 0 chooses (today 1: see automatic_passes_per_launch).
   int passes_per_launch = 0;
   // Fused launches: the pixels each team writes; 0 = the largest square that
   // fits the backend's team scratch.

@@ -5,9 +5,8 @@
 //   alpha = (3 I^2 + 3) / (2 I^3 + 4 I),  beta = (2 I^2 + 1) / (I^4 + 2 I^2),
 // chosen so that sum' a_j = 1 and sum' j^2 a_j = 0: X reproduces Z wherever Z
 // varies quadratically over 2I points. I = 0 is the identity.
-#include <vector>
-
 #include <Kokkos_Core.hpp>
+#include <vector>
 
 namespace portasolve::smoothing {
 
@@ -17,8 +16,8 @@ std::vector<double> running_smoother_weights(int half_width);
 // X_i for a cyclic row: weights[j + I] for j = -I..I, read(k) gives Z_k for
 // 0 <= k < n (n > 2I). Terms are added from j = -I up.
 template <class T, class Weights, class Read>
-KOKKOS_INLINE_FUNCTION T cyclic_running_smoother(const Weights& weights, const int half_width, const int n,
-                                                 const int i, const Read& read) {
+KOKKOS_INLINE_FUNCTION T cyclic_running_smoother(const Weights& weights, const int half_width, const int n, const int i,
+                                                 const Read& read) {
   T sum = 0;
   for (int j = -half_width; j <= half_width; ++j) {
     int k = i + j;

@@ -41,8 +41,10 @@ struct Smooth2D {
           Sum row = 0;
           PORTASOLVE_UNROLL
           for (int b = -FixedRadius; b <= FixedRadius; ++b) {
-            if constexpr (decltype(unit)::value) row += static_cast<Sum>(read(a, b));
-            else row += taps.term(a, b, read(a, b));
+            if constexpr (decltype(unit)::value)
+              row += static_cast<Sum>(read(a, b));
+            else
+              row += taps.term(a, b, read(a, b));
           }
           sum += row;
         }
@@ -166,7 +168,8 @@ struct SmoothSeparable {
       for (int b = -r; b <= r; ++b) {
         const int x = j + b;
         const Pixel p = (border.mode == BorderMode::constant && (x < 0 || x >= cols))
-                            ? border.constant : in(i, fold_index(x, cols, border.mode));
+                            ? border.constant
+                            : in(i, fold_index(x, cols, border.mode));
         sum += taps.term(b, static_cast<Sum>(p));
       }
     }
@@ -197,7 +200,8 @@ struct SmoothSeparable {
       for (int a = -r; a <= r; ++a) {
         const int y = i + a;
         const Sum p = (border.mode == BorderMode::constant && (y < 0 || y >= rows))
-                          ? outside : partial(fold_index(y, rows, border.mode), j);
+                          ? outside
+                          : partial(fold_index(y, rows, border.mode), j);
         sum += taps.term(a, p);
       }
     }

@@ -108,7 +108,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   using Sum = typename DeviceTaps<Pixel>::Sum;
   View2D<Sum> partial;
   if (plan.separable && k == 1)
-    partial = View2D<Sum>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_partial")), rows, cols);
+    partial =
+        View2D<Sum>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_partial")), rows, cols);
   View2D<Pixel> spare;
   if (report.launches > 1)
     spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
@@ -176,7 +177,7 @@ SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& outpu
   return run<Pixel, 0>(input, output, options, plan, taps, on_launch);
 }
 
-#define PORTASOLVE_SMOOTH(Pixel)                                                                           \
+#define PORTASOLVE_SMOOTH(Pixel)                                                                                 \
   template SmoothReport smooth<Pixel>(const View2D<const Pixel>&, const View2D<Pixel>&, const SmoothingOptions&, \
                                       const PassCallback&);
 PORTASOLVE_SMOOTH(std::uint8_t)

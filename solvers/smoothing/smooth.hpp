@@ -15,8 +15,8 @@ struct SmoothReport {
   std::int64_t launches = 0;
   int radius = 0;
   bool separable = false;
-  int passes_per_launch = 1;            // > 1: fused in team scratch
-  int tile_rows = 0, tile_cols = 0;     // fused launches
+  int passes_per_launch = 1;         // > 1: fused in team scratch
+  int tile_rows = 0, tile_cols = 0;  // fused launches
 };
 
 // Called on the host after each launch with the passes done so far (the

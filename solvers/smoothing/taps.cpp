@@ -14,8 +14,8 @@ KernelPlan kernel_plan(const SmoothingOptions& options) {
   const int side = 2 * plan.radius + 1;
   switch (options.kernel) {
     case KernelKind::box:
-      plan.separable = options.separable == Separable::yes ||
-                       (options.separable == Separable::automatic && plan.radius >= 3);
+      plan.separable =
+          options.separable == Separable::yes || (options.separable == Separable::automatic && plan.radius >= 3);
       plan.weights.assign(plan.separable ? side : side * side, 1.0);
       break;
     case KernelKind::weighted:
@@ -64,8 +64,8 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
     // As fine as 64-bit sums allow for this type's range (with 2^3 to spare
     // for negative weights): uint8 2^50 (2-D) / 2^25 (per axis), uint16
     // 2^42 / 2^21, int32 2^26 / 2^13.
-    const double largest_pixel = std::max(-double(std::numeric_limits<Pixel>::lowest()),
-                                          double(std::numeric_limits<Pixel>::max()));
+    const double largest_pixel =
+        std::max(-double(std::numeric_limits<Pixel>::lowest()), double(std::numeric_limits<Pixel>::max()));
     const int bits = static_cast<int>(std::ceil(std::log2(largest_pixel + 1)));
     const double units = plan.separable ? std::ldexp(1.0, (58 - bits) / 2) : std::ldexp(1.0, 58 - bits);
     const bool exact = all_integers(plan.weights, units);
@@ -106,15 +106,16 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
 template <class Pixel>
 Pixel constant_pixel(double value) {
   if constexpr (PixelArithmetic<Pixel>::integer) {
-    const double lowest = double(std::numeric_limits<Pixel>::lowest()), highest = double(std::numeric_limits<Pixel>::max());
+    const double lowest = double(std::numeric_limits<Pixel>::lowest()),
+                 highest = double(std::numeric_limits<Pixel>::max());
     return static_cast<Pixel>(std::min(highest, std::max(lowest, std::floor(value + 0.5))));
   } else {
     return static_cast<Pixel>(value);
   }
 }
 
-#define PORTASOLVE_SMOOTHING_TAPS(Pixel)                                                  \
-  template DeviceTaps<Pixel> device_taps<Pixel>(const KernelPlan&, Rounding);             \
+#define PORTASOLVE_SMOOTHING_TAPS(Pixel)                                      \
+  template DeviceTaps<Pixel> device_taps<Pixel>(const KernelPlan&, Rounding); \
   template Pixel constant_pixel<Pixel>(double);
 PORTASOLVE_SMOOTHING_TAPS(std::uint8_t)
 PORTASOLVE_SMOOTHING_TAPS(std::uint16_t)

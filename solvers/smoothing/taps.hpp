@@ -65,9 +65,9 @@ struct DeviceTaps {
   View1D<const Weight> weights;
   bool all_inline = true;
   int radius = 0;
-  int side = 1;       // 2r+1
-  Sum total = 1;      // integers: the divisor of a finished pixel
-  Weight scale = 1;   // floating point: applied at the end of every 1-D or 2-D pass
+  int side = 1;      // 2r+1
+  Sum total = 1;     // integers: the divisor of a finished pixel
+  Weight scale = 1;  // floating point: applied at the end of every 1-D or 2-D pass
   Rounding rounding = Rounding::nearest;
 
   bool unit_weights = false;  // all weights 1 (boxes): sums of pixels, no products
@@ -101,8 +101,10 @@ struct DeviceTaps {
 
   // A separable kernel's first pass: integers stay unnormalised sums.
   KOKKOS_INLINE_FUNCTION Sum partial(const Sum sum) const {
-    if constexpr (PixelArithmetic<Pixel>::integer) return sum;
-    else return sum * scale;
+    if constexpr (PixelArithmetic<Pixel>::integer)
+      return sum;
+    else
+      return sum * scale;
   }
 
   KOKKOS_INLINE_FUNCTION Pixel finish(const Sum sum) const {

@@ -26,7 +26,8 @@ inline std::vector<double> host_rate(const ModelParameters& p, const std::vector
   std::vector<double> x = z, y(n, 0.0), w(n), rate(n);
   if (p.model == 3 && p.smooth_steps > 0) {
     const double I = p.smooth_steps;
-    const double alpha = (3 * I * I + 3) / (2 * I * I * I + 4 * I), beta = (2 * I * I + 1) / (I * I * I * I + 2 * I * I);
+    const double alpha = (3 * I * I + 3) / (2 * I * I * I + 4 * I),
+                 beta = (2 * I * I + 1) / (I * I * I * I + 2 * I * I);
     for (int i = 0; i < n; ++i) {
       double s = 0;
       for (int j = -p.smooth_steps; j <= p.smooth_steps; ++j)
@@ -44,8 +45,8 @@ inline std::vector<double> host_rate(const ModelParameters& p, const std::vector
       const double b = p.space_time_scale, c = p.coupling;
       const auto Y = [&](int m) { return y[wrap(m, n)]; };
       const auto X = [&](int m) { return x[wrap(m, n)]; };
-      rate[i] += b * b * (-Y(i - 2) * Y(i - 1) + Y(i - 1) * Y(i + 1)) + c * (-Y(i - 2) * X(i - 1) + Y(i - 1) * X(i + 1)) -
-                 b * y[i];
+      rate[i] += b * b * (-Y(i - 2) * Y(i - 1) + Y(i - 1) * Y(i + 1)) +
+                 c * (-Y(i - 2) * X(i - 1) + Y(i - 1) * X(i + 1)) - b * y[i];
     }
   }
   return rate;

@@ -91,9 +91,9 @@ TEST(Lorenz05Smoother, WeightsSumToOneAndReproduceQuadratics) {
 }
 
 TEST(Lorenz05Model, EveryModelAndLayoutMatchesHostReference) {
-  const std::vector<ModelParameters> models{
-      model(1, 40, 1, 0, 0.05, 8), model(2, 120, 8, 0, 0.01, 12), model(2, 90, 7, 0, 0.01, 12),
-      model(3, 240, 8, 6, 0.002, 15), model(3, 150, 5, 4, 0.002, 15)};
+  const std::vector<ModelParameters> models{model(1, 40, 1, 0, 0.05, 8), model(2, 120, 8, 0, 0.01, 12),
+                                            model(2, 90, 7, 0, 0.01, 12), model(3, 240, 8, 6, 0.002, 15),
+                                            model(3, 150, 5, 4, 0.002, 15)};
   for (const ModelParameters& p : models) {
     std::vector<std::vector<double>> start{noisy_state(p, 1), noisy_state(p, 2), noisy_state(p, 3)};
     auto expected = start;

@@ -32,8 +32,10 @@ inline HostImage random_image(int rows, int cols, double low, double high, unsig
 // Index of the pixel the extended image shows at i, by repeated reflection.
 inline int extended_index(int i, int n, BorderMode mode) {
   switch (mode) {
-    case BorderMode::nearest: return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    case BorderMode::wrap: return ((i % n) + n) % n;
+    case BorderMode::nearest:
+      return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    case BorderMode::wrap:
+      return ((i % n) + n) % n;
     case BorderMode::reflect:
       while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
       return i;
@@ -41,7 +43,8 @@ inline int extended_index(int i, int n, BorderMode mode) {
       if (n == 1) return 0;
       while (i < 0 || i >= n) i = i < 0 ? -i : 2 * n - 2 - i;
       return i;
-    default: return i;
+    default:
+      return i;
   }
 }
 
@@ -65,7 +68,8 @@ inline HostImage reference_pass(const HostImage& image, const std::vector<double
       long double sum = 0;
       for (int a = -r; a <= r; ++a)
         for (int b = -r; b <= r; ++b)
-          sum += static_cast<long double>(weights[(a + r) * side + b + r]) * extended(image, i + a, j + b, mode, constant);
+          sum +=
+              static_cast<long double>(weights[(a + r) * side + b + r]) * extended(image, i + a, j + b, mode, constant);
       result(i, j) = static_cast<double>(sum / total);
     }
   return result;
@@ -140,8 +144,8 @@ inline double max_abs_difference(const HostImage& a, const HostImage& b) {
 }
 
 inline const std::vector<BorderMode>& all_border_modes() {
-  static const std::vector<BorderMode> modes{BorderMode::keep, BorderMode::nearest, BorderMode::reflect,
-                                             BorderMode::mirror, BorderMode::wrap, BorderMode::constant};
+  static const std::vector<BorderMode> modes{BorderMode::keep,   BorderMode::nearest, BorderMode::reflect,
+                                             BorderMode::mirror, BorderMode::wrap,    BorderMode::constant};
   return modes;
 }
 

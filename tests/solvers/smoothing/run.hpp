@@ -11,8 +11,7 @@ template <class Pixel>
 HostImage run(const HostImage& image, const SmoothingOptions& options, SmoothReport* report = nullptr) {
   const View2D<const Pixel> input = to_device<Pixel>(image);
   View2D<Pixel> output("output", image.rows, image.cols);
-  const Pixel poison = std::numeric_limits<Pixel>::has_quiet_NaN ? std::numeric_limits<Pixel>::quiet_NaN()
-                                                                  : Pixel(77);
+  const Pixel poison = std::numeric_limits<Pixel>::has_quiet_NaN ? std::numeric_limits<Pixel>::quiet_NaN() : Pixel(77);
   Kokkos::deep_copy(output, poison);
   const SmoothReport r = smooth<Pixel>(input, output, options);
   if (report) *report = r;

@@ -16,8 +16,8 @@ using namespace testing;
 std::vector<SmoothingOptions> fused_cases() {
   std::vector<double> wide(25);  // 5x5, the general-radius 2-D path
   for (int k = 0; k < 25; ++k) wide[k] = 1 + (k * 7) % 5;
-  return {box(1, BorderMode::keep), weighted({1, 2, 0.5, 2, 4, 3, 1, 2, 1}, BorderMode::keep), weighted(wide, BorderMode::keep),
-          gaussian(0.8, 2.5, BorderMode::keep), box(3, BorderMode::keep)};
+  return {box(1, BorderMode::keep), weighted({1, 2, 0.5, 2, 4, 3, 1, 2, 1}, BorderMode::keep),
+          weighted(wide, BorderMode::keep), gaussian(0.8, 2.5, BorderMode::keep), box(3, BorderMode::keep)};
 }
 
 // Small tiles on a non-square image: many tiles, partial tiles at the right

@@ -103,8 +103,8 @@ TEST(SmoothingInteger, IntegerWeightsAreExactAndClampToTheType) {
   // A sharpening kernel overshoots: results clamp to 0..255.
   const std::vector<double> sharpen{0, -1, 0, -1, 5, -1, 0, -1, 0};
   const HostImage clamped = run<std::uint8_t>(image, weighted(sharpen, BorderMode::reflect));
-  EXPECT_EQ(max_abs_difference(clamped, reference_integer_pass(image, sharpen, BorderMode::reflect, 0,
-                                                               Rounding::nearest, 0, 255)),
+  EXPECT_EQ(max_abs_difference(
+                clamped, reference_integer_pass(image, sharpen, BorderMode::reflect, 0, Rounding::nearest, 0, 255)),
             0);
 }
 
@@ -116,7 +116,9 @@ TEST(SmoothingInteger, GaussianWithinOneLevelOfExactMean) {
     HostImage expected = reference_pass(image, gaussian_weights(2.0, 6), mode);
     for (double& v : expected.values) v = std::floor(v + 0.5);
     EXPECT_LE(max_abs_difference(run<std::uint16_t>(image, gaussian(2.0, 3, mode)), expected), 1) << name_of(mode);
-    EXPECT_LT(max_abs_difference(run<double>(image, gaussian(2.0, 3, mode)), reference_pass(image, gaussian_weights(2.0, 6), mode)), 1e-9);
+    EXPECT_LT(max_abs_difference(run<double>(image, gaussian(2.0, 3, mode)),
+                                 reference_pass(image, gaussian_weights(2.0, 6), mode)),
+              1e-9);
   }
 }
 
@@ -133,9 +135,11 @@ void check_constant_stays_constant(double level) {
         options.rounding = rounding;
         options.passes = 3;
         const HostImage result = run<Pixel>(image, options);
-        const double tolerance = std::numeric_limits<Pixel>::is_integer ? 0 : 32 * std::fabs(level) * std::numeric_limits<Pixel>::epsilon();
-        for (double v : result.values) ASSERT_LE(std::fabs(v - level), tolerance)
-            << name_of(options.kernel) << ", " << name_of(mode) << ", " << name_of(rounding);
+        const double tolerance =
+            std::numeric_limits<Pixel>::is_integer ? 0 : 32 * std::fabs(level) * std::numeric_limits<Pixel>::epsilon();
+        for (double v : result.values)
+          ASSERT_LE(std::fabs(v - level), tolerance)
+              << name_of(options.kernel) << ", " << name_of(mode) << ", " << name_of(rounding);
       }
 }
 
