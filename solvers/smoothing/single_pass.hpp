@@ -209,6 +209,57 @@ struct SmoothSeparable {
   }
 };
 
+// The separable passes on host backends, a row per call: interior columns
+// run tap by tap over whole rows (the loop over columns vectorises), each
+// pixel's sum still built tap by tap in SmoothSeparable's order.
+template <class Pixel>
+struct SeparableRows {
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  enum { chunk = 256 };
+  SmoothSeparable<Pixel> pass;
+
+  KOKKOS_INLINE_FUNCTION void operator()(AlongRows, const int i) const {
+    const int r = pass.taps.radius, cols = static_cast<int>(pass.in.extent(1));
+    const bool keep = pass.border.mode == BorderMode::keep;
+    if (!keep)
+      for (int j = 0; j < cols; ++j)
+        if (j < r || j >= cols - r) pass.partial(i, j) = pass.row_sum(i, j);
+    Sum* const target = &pass.partial(i, 0);
+    const Pixel* const source = &pass.in(i, 0);
+    for (int j = r; j < cols - r; ++j) target[j] = 0;
+    for (int b = -r; b <= r; ++b) {
+      const auto weight = pass.taps.weight(b + r);
+      for (int j = r; j < cols - r; ++j) target[j] += weight * static_cast<Sum>(source[j + b]);
+    }
+    for (int j = r; j < cols - r; ++j) target[j] = pass.taps.partial(target[j]);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(AlongColumns, const int i) const {
+    const int r = pass.taps.radius, rows = static_cast<int>(pass.in.extent(0));
+    const int cols = static_cast<int>(pass.in.extent(1));
+    if (i < r || i >= rows - r) {
+      for (int j = 0; j < cols; ++j) pass(AlongColumns{}, i, j);
+      return;
+    }
+    const bool keep = pass.border.mode == BorderMode::keep;
+    const int first = keep ? r : 0, last = keep ? cols - r : cols;
+    for (int j = 0; j < first; ++j) pass.out(i, j) = pass.in(i, j);
+    for (int j = last; j < cols; ++j) pass.out(i, j) = pass.in(i, j);
+    Pixel* const target = &pass.out(i, 0);
+    for (int j0 = first; j0 < last; j0 += chunk) {
+      const int width = last - j0 < chunk ? last - j0 : chunk;
+      Sum sums[chunk];
+      for (int q = 0; q < width; ++q) sums[q] = 0;
+      for (int a = -r; a <= r; ++a) {
+        const auto weight = pass.taps.weight(a + r);
+        const Sum* const row = &pass.partial(i + a, j0);
+        for (int q = 0; q < width; ++q) sums[q] += weight * row[q];
+      }
+      for (int q = 0; q < width; ++q) target[j0 + q] = pass.taps.finish(sums[q]);
+    }
+  }
+};
+
 // Adapts a tagged functor to for_rectangle's functor(i, j).
 template <class Functor, class Tag>
 struct WithTag {

@@ -140,8 +140,18 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
       fused->launch(from, to, passes);
     } else if (plan.separable) {
       const SmoothSeparable<Pixel> kernel{from, partial, to, taps, border};
-      for_rectangle("smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
-      for_rectangle("smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
+      if constexpr (host_execution) {
+        const SeparableRows<Pixel> by_rows{kernel};
+        Kokkos::parallel_for(
+            "smoothing_along_rows",
+            Kokkos::RangePolicy<ExecSpace, AlongRows, Kokkos::IndexType<int>>(0, static_cast<int>(rows)), by_rows);
+        Kokkos::parallel_for(
+            "smoothing_along_columns",
+            Kokkos::RangePolicy<ExecSpace, AlongColumns, Kokkos::IndexType<int>>(0, static_cast<int>(rows)), by_rows);
+      } else {
+        for_rectangle("smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
+        for_rectangle("smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
+      }
     } else {
       const Smooth2D<Pixel, FixedRadius> pass{from, to, taps, border};
       if constexpr (FixedRadius > 0 && !host_execution) {
