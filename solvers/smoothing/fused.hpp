@@ -97,7 +97,10 @@ struct FusedSmoothing {
     team.team_barrier();
 
     const UpdateRectangle u = update_rectangle(r, row0, col0);
-    const bool refresh = mode == BorderMode::nearest || mode == BorderMode::reflect || mode == BorderMode::mirror;
+    // Only regions reaching past the image's edges hold an extension to refresh.
+    const bool crosses_edge = row0 < 0 || col0 < 0 || row0 + region_rows > rows || col0 + region_cols > cols;
+    const bool refresh =
+        crosses_edge && (mode == BorderMode::nearest || mode == BorderMode::reflect || mode == BorderMode::mirror);
     int current = 0;
     for (int s = 0; s < passes; ++s) {
       if (separable) {
