@@ -47,7 +47,7 @@ void add_smoothing_schema(config::Schema& schema) {
   schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
   schema
       .add("smoothing.passes_per_launch", Kind::Integer,
-           "passes fused per launch in team scratch (0: automatic, today 1)")
+           "passes fused per launch in team scratch (0: GPUs 8 for 3x3 windows, else 1)")
       .default_value(0)
       .at_least(0);
   schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: tile height (0: largest that fits)")

@@ -41,7 +41,7 @@ struct SmoothingOptions {
   Separable separable = Separable::automatic;
   std::int64_t passes = 1;
   // Passes fused in one launch (temporal blocking in team scratch); 1 launches
-  // every pass on its own; 0 chooses (today 1: see automatic_passes_per_launch).
+  // every pass on its own; 0 chooses (GPUs: 8 for 3x3 windows, else 1; see smooth.cpp).
   int passes_per_launch = 0;
   // Fused launches: the pixels each team writes; 0 = the largest square that
   // fits the backend's team scratch.
