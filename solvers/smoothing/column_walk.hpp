@@ -2,7 +2,7 @@
 // A 2-D window of fixed radius R walked down one column: each input row is
 // read once (2R+1 pixels) and added to the pending sums of the 2R+1 output
 // rows whose windows hold it, instead of every output reading its whole
-// window. Sums build as DeviceTaps::window_sum's (row sums, top row first),
+// window. Sums build as DeviceTaps::window_sum (row sums, top row first),
 // so the results are bit for bit those of the other 2-D paths.
 #include "core/unroll.hpp"
 #include "solvers/smoothing/taps.hpp"

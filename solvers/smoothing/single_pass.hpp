@@ -29,34 +29,6 @@ struct Smooth2D {
   DeviceTaps<Pixel> taps;
   Border<Pixel> border;
 
-  template <class Read>
-  KOKKOS_INLINE_FUNCTION Sum window(const int r, const Read& read) const {
-    if constexpr (FixedRadius > 0) {  // the same sums, unrolled
-      // Shaped like walk_column's sums, so compilers contract them alike; one
-      // branch around the whole window keeps its loads in one straight run.
-      const auto sum_window = [&](const auto unit) {
-        Sum sum = 0;
-        PORTASOLVE_UNROLL
-        for (int a = -FixedRadius; a <= FixedRadius; ++a) {
-          Sum row = 0;
-          PORTASOLVE_UNROLL
-          for (int b = -FixedRadius; b <= FixedRadius; ++b) {
-            if constexpr (decltype(unit)::value)
-              row += static_cast<Sum>(read(a, b));
-            else
-              row += taps.term(a, b, read(a, b));
-          }
-          sum += row;
-        }
-        return sum;
-      };
-      return taps.unit_weights ? sum_window(std::true_type{}) : sum_window(std::false_type{});
-    } else {
-      (void)r;
-      return taps.window_sum(read);
-    }
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     const int r = FixedRadius > 0 ? FixedRadius : taps.radius;
     pixel(i, j, r);
@@ -65,11 +37,11 @@ struct Smooth2D {
   KOKKOS_INLINE_FUNCTION void pixel(const int i, const int j, const int r) const {
     const int rows = static_cast<int>(in.extent(0)), cols = static_cast<int>(in.extent(1));
     if (i >= r && i < rows - r && j >= r && j < cols - r) {
-      out(i, j) = taps.finish(window(r, [&](int a, int b) { return in(i + a, j + b); }));
+      out(i, j) = taps.finish(taps.template window_sum<FixedRadius>([&](int a, int b) { return in(i + a, j + b); }));
     } else if (border.mode == BorderMode::keep) {
       out(i, j) = in(i, j);
     } else {
-      out(i, j) = taps.finish(window(r, [&](int a, int b) {
+      out(i, j) = taps.finish(taps.template window_sum<FixedRadius>([&](int a, int b) {
         const int y = i + a, x = j + b;
         if (border.mode == BorderMode::constant && (y < 0 || y >= rows || x < 0 || x >= cols)) return border.constant;
         return in(fold_index(y, rows, border.mode), fold_index(x, cols, border.mode));

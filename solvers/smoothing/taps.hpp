@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/spaces.hpp"
+#include "core/unroll.hpp"
 #include "solvers/smoothing/options.hpp"
 
 namespace portasolve::smoothing {
@@ -74,25 +75,32 @@ struct DeviceTaps {
 
   KOKKOS_INLINE_FUNCTION Weight weight(const int k) const { return all_inline ? near[k] : weights(k); }
 
-  // One row of a 2-D window, pixels b = -r..r of window row a. Every 2-D kernel
-  // sums a window as sum over rows (top first) of these row sums, so all
-  // paths round alike; with unit weights w p = p exactly, so adding pixels
-  // gives the same bits as the products would.
-  template <class Read>
-  KOKKOS_INLINE_FUNCTION Sum row_sum(const int a, const Read& read) const {
-    Sum row = 0;
-    if (unit_weights) {
-      for (int b = -radius; b <= radius; ++b) row += static_cast<Sum>(read(b));
-    } else {
-      for (int b = -radius; b <= radius; ++b) row += term(a, b, read(b));
-    }
-    return row;
-  }
-  template <class Read>
+  // A 2-D window's sum, read(a, b) giving the pixel at offset (a, b). Every
+  // 2-D path sums a window as the sum over rows (top first) of row sums (left
+  // first), so all paths round alike; with unit weights w p = p exactly, so
+  // adding pixels gives the same bits as the products would. The branch on
+  // the weights sits around the whole window, keeping its loads in one
+  // straight run. FixedRadius > 0 (= radius) lets the loops unroll.
+  template <int FixedRadius = 0, class Read>
   KOKKOS_INLINE_FUNCTION Sum window_sum(const Read& read) const {
-    Sum sum = 0;
-    for (int a = -radius; a <= radius; ++a) sum += row_sum(a, [&](const int b) { return read(a, b); });
-    return sum;
+    const int r = FixedRadius > 0 ? FixedRadius : radius;
+    const auto sum_rows = [&](const auto unit) {
+      Sum sum = 0;
+      PORTASOLVE_UNROLL
+      for (int a = -r; a <= r; ++a) {
+        Sum row = 0;
+        PORTASOLVE_UNROLL
+        for (int b = -r; b <= r; ++b) {
+          if constexpr (decltype(unit)::value)
+            row += static_cast<Sum>(read(a, b));
+          else
+            row += term(a, b, read(a, b));
+        }
+        sum += row;
+      }
+      return sum;
+    };
+    return unit_weights ? sum_rows(std::true_type{}) : sum_rows(std::false_type{});
   }
   KOKKOS_INLINE_FUNCTION Sum term(const int a, const int b, const Pixel p) const {
     return weight((a + radius) * side + b + radius) * static_cast<Sum>(p);
