@@ -27,6 +27,15 @@ struct Ensemble<T>::State {
   ModelParameters parameters;
   Coefficients<T> co;
   Layout layout = Layout::team;
+  // Work arrays (members x N), kept between advance() calls: a driver advances
+  // once per snapshot, and device allocations synchronise.
+  View2D<T> increment, input, next_input, large, average;
+
+  View2D<T> work(View2D<T>& view, const char* label, int members) {
+    if (static_cast<int>(view.extent(0)) != members)
+      view = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), members, co.n);
+    return view;
+  }
 };
 
 template <class T>
@@ -74,14 +83,13 @@ Layout Ensemble<T>::layout() const {
 
 template <class T>
 void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
-  const State& s = *state_;
+  State& s = *state_;
   const int members = static_cast<int>(states.extent(0));
   if (static_cast<int>(states.extent(1)) != s.co.n)
     throw std::invalid_argument("lorenz05: states have " + std::to_string(states.extent(1)) + " points, the model " +
                                 std::to_string(s.co.n));
   if (members == 0 || steps <= 0) return;
-  const View2D<T> increment(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_increment")), members,
-                            s.co.n);
+  const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);
   if (s.layout == Layout::team) {
     using Policy = typename TeamSteps<T>::Policy;
     const int team = host_execution ? 1 : std::min(256, ((s.co.n + 31) / 32) * 32);
@@ -89,12 +97,10 @@ void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
     Kokkos::parallel_for("lorenz05_team_steps", policy, TeamSteps<T>{s.co, states, increment, steps});
     return;
   }
-  const auto scratch = [&](const char* label) {
-    return View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), members, s.co.n);
-  };
-  View2D<T> input = scratch("lorenz05_input"), next_input = scratch("lorenz05_next_input");
-  const View2D<T> large = s.co.two_scale() ? scratch("lorenz05_large") : View2D<T>();
-  const View2D<T> average = scratch("lorenz05_average");
+  View2D<T> input = s.work(s.input, "lorenz05_input", members);
+  View2D<T> next_input = s.work(s.next_input, "lorenz05_next_input", members);
+  const View2D<T> large = s.co.two_scale() ? s.work(s.large, "lorenz05_large", members) : View2D<T>();
+  const View2D<T> average = s.work(s.average, "lorenz05_average", members);
   Kokkos::deep_copy(input, states);
   const GridRectangle all{0, 0, members, s.co.n};
   for (std::int64_t step = 0; step < steps; ++step)
