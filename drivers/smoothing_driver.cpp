@@ -50,10 +50,15 @@ void add_smoothing_schema(config::Schema& schema) {
            "passes fused per launch in team scratch (0: GPUs 8 for 3x3 windows, else 1)")
       .default_value(0)
       .at_least(0);
-  schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: tile height (0: largest that fits)")
+  schema
+      .add("smoothing.fused_kernel", Kind::Choice,
+           "fused launches: streamed bands (3x3 windows, <= 8 per launch), tiles (any window) or auto")
+      .choices(sm::fused_kernel_names())
+      .default_value("auto");
+  schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: rows a team writes (0: automatic)")
       .default_value(0)
       .at_least(0);
-  schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: tile width (0: largest that fits)")
+  schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: columns a team writes (0: automatic)")
       .default_value(0)
       .at_least(0);
   schema.add("smoothing.strip_rows", Kind::Integer, "GPU single 3x3-class passes: rows per thread (0: automatic)")
@@ -101,6 +106,7 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
   options.separable = sm::separable_from_name(config.string("smoothing.separable"));
   options.passes = config.integer("smoothing.passes");
   options.passes_per_launch = static_cast<int>(config.integer("smoothing.passes_per_launch"));
+  options.fused_kernel = sm::fused_kernel_from_name(config.string("smoothing.fused_kernel"));
   options.tile_rows = static_cast<int>(config.integer("smoothing.tile_rows"));
   options.tile_cols = static_cast<int>(config.integer("smoothing.tile_cols"));
   options.strip_rows = static_cast<int>(config.integer("smoothing.strip_rows"));
@@ -109,11 +115,12 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
 
 // The options' own errors, turned into ConfigErrors at the key they concern.
 std::string key_of_problem(const std::string& message) {
-  for (const char* word :
-       {"weights", "sigma", "truncate", "radius", "passes_per_launch", "passes", "tile", "scratch", "larger than"}) {
+  for (const char* word : {"weights", "sigma", "truncate", "radius", "fused_kernel", "passes_per_launch", "scratch",
+                           "tile", "passes", "larger than"}) {
     if (message.find(word) == std::string::npos) continue;
     const std::string w = word;
-    if (w == "weights" || w == "sigma" || w == "truncate" || w == "radius" || w == "passes") return "smoothing." + w;
+    if (w == "weights" || w == "sigma" || w == "truncate" || w == "radius" || w == "passes" || w == "fused_kernel")
+      return "smoothing." + w;
     if (w == "passes_per_launch" || w == "scratch" || w == "tile") return "smoothing.passes_per_launch";
     return "smoothing.kernel";
   }
@@ -231,6 +238,8 @@ void run_typed(RunContext& context, const std::string& type_name) {
   out.set_attribute("passes", report.passes);
   out.set_attribute("passes_per_launch", static_cast<std::int64_t>(report.passes_per_launch));
   out.set_attribute("launches", report.launches);
+  out.set_attribute("fused_kernel",
+                    std::string(report.passes_per_launch == 1 ? "none" : (report.streamed ? "streamed" : "tiles")));
   out.set_attribute("tile_rows", static_cast<std::int64_t>(report.tile_rows));
   out.set_attribute("tile_cols", static_cast<std::int64_t>(report.tile_cols));
   // Each pass reads and writes the image once at best.

@@ -30,10 +30,11 @@ KOKKOS_INLINE_FUNCTION void walk_column_with(const DeviceTaps<Pixel>& taps, cons
     for (int u = 0; u < W; ++u) {
       const int y = y0 + u;
       if (y >= last + R) break;
-      Sum unit_row = 0;
+      Sum unit_row{};
       if constexpr (Unit) {
         PORTASOLVE_UNROLL
-        for (int q = 0; q < W; ++q) unit_row += static_cast<Sum>(rows[u][q]);
+        for (int q = 0; q < W; ++q)
+          unit_row = q == 0 ? static_cast<Sum>(rows[u][q]) : unit_row + static_cast<Sum>(rows[u][q]);
       }
       PORTASOLVE_UNROLL
       for (int p = -R; p <= R; ++p) {
@@ -42,11 +43,11 @@ KOKKOS_INLINE_FUNCTION void walk_column_with(const DeviceTaps<Pixel>& taps, cons
           const int slot = ((u - p) % W + W) % W;  // a constant once unrolled
           Sum row_p = unit_row;
           if constexpr (!Unit) {
-            row_p = 0;
+            row_p = 0;  // from 0, as DeviceTaps::window_sum
             PORTASOLVE_UNROLL
             for (int q = 0; q < W; ++q) row_p += taps.term(p, q - R, rows[u][q]);
           }
-          const Sum sum = (p == -R ? Sum(0) : pending[slot]) + row_p;
+          const Sum sum = p == -R ? row_p : pending[slot] + row_p;
           if (p == R)
             write(output, taps.finish(sum));
           else

@@ -22,7 +22,8 @@ struct FusedGeometry {
   int tile_rows, tile_cols;  // pixels each team writes
   int halo;                  // k * r
   int tiles_down, tiles_across;
-  int segment_rows;  // rows one thread walks per column (2-D kernels)
+  int segment_rows;         // rows one thread walks per column (2-D kernels)
+  int first_row, last_row;  // the output rows the launch covers
   KOKKOS_INLINE_FUNCTION int region_rows() const { return tile_rows + 2 * halo; }
   KOKKOS_INLINE_FUNCTION int region_cols() const { return tile_cols + 2 * halo; }
 };
@@ -74,7 +75,8 @@ struct FusedSmoothing {
     const int rows = static_cast<int>(in.extent(0)), cols = static_cast<int>(in.extent(1));
     const int region_rows = geometry.region_rows(), region_cols = geometry.region_cols();
     const int r = FixedRadius > 0 ? FixedRadius : taps.radius;
-    const int row0 = (team.league_rank() / geometry.tiles_across) * geometry.tile_rows - geometry.halo;
+    const int row0 =
+        geometry.first_row + (team.league_rank() / geometry.tiles_across) * geometry.tile_rows - geometry.halo;
     const int col0 = (team.league_rank() % geometry.tiles_across) * geometry.tile_cols - geometry.halo;
     const Planes planes(team.team_scratch(0), separable ? 1 : 2, region_rows, region_cols);
     const Partials partials(team.team_scratch(0), separable ? region_rows : 0, separable ? region_cols : 0);
@@ -135,7 +137,7 @@ struct FusedSmoothing {
     const int halo = geometry.halo;
     for_region(team, halo, halo + geometry.tile_rows, halo, halo + geometry.tile_cols, [&](const int a, const int b) {
       const int i = row0 + a, j = col0 + b;
-      if (i < rows && j < cols) out(i, j) = planes(current, a, b);
+      if (i < geometry.last_row && j < cols) out(i, j) = planes(current, a, b);
     });
   }
 

@@ -31,6 +31,10 @@ const std::vector<std::string>& separable_names() {
   static const std::vector<std::string> names{"auto", "yes", "no"};
   return names;
 }
+const std::vector<std::string>& fused_kernel_names() {
+  static const std::vector<std::string> names{"auto", "streamed", "tiles"};
+  return names;
+}
 KernelKind kernel_from_name(const std::string& name) {
   return enum_from_name<KernelKind>(kernel_names(), name, "smoothing kernel");
 }
@@ -42,6 +46,9 @@ Rounding rounding_from_name(const std::string& name) {
 }
 Separable separable_from_name(const std::string& name) {
   return enum_from_name<Separable>(separable_names(), name, "smoothing separable choice");
+}
+FusedKernel fused_kernel_from_name(const std::string& name) {
+  return enum_from_name<FusedKernel>(fused_kernel_names(), name, "smoothing fused kernel");
 }
 std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
 std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }

@@ -29,6 +29,11 @@ enum class Rounding { floor, nearest };
 // otherwise. yes is refused for weighted matrices.
 enum class Separable { automatic, yes, no };
 
+// Fused launches: streamed bands (streaming.hpp: 2-D windows of radius 1, up
+// to 8 passes per launch) or tiles (fused.hpp: any window); auto streams
+// wherever it can.
+enum class FusedKernel { automatic, streamed, tiles };
+
 struct SmoothingOptions {
   KernelKind kernel = KernelKind::box;
   int radius = 1;                  // box
@@ -43,22 +48,26 @@ struct SmoothingOptions {
   // Passes fused in one launch (temporal blocking in team scratch); 1 launches
   // every pass on its own; 0 chooses (GPUs: 8 for 3x3 windows, else 1; see smooth.cpp).
   int passes_per_launch = 0;
-  // Fused launches: the pixels each team writes; 0 = the largest square that
-  // fits the backend's team scratch.
+  FusedKernel fused_kernel = FusedKernel::automatic;
+  // Fused launches: the pixels each team writes (streamed: rows of a strip,
+  // columns of a band); 0 = automatic (tiles: the largest square that fits
+  // the backend's team scratch).
   int tile_rows = 0, tile_cols = 0;
   // Single 2-D passes of radius 1 on GPUs: rows each thread walks down its
   // column (1: a thread per pixel); 0 = 16.
   int strip_rows = 0;
 };
 
-const std::vector<std::string>& kernel_names();     // box, weighted, gaussian
-const std::vector<std::string>& border_names();     // keep, nearest, reflect, mirror, wrap, constant
-const std::vector<std::string>& rounding_names();   // floor, nearest
-const std::vector<std::string>& separable_names();  // auto, yes, no
+const std::vector<std::string>& kernel_names();        // box, weighted, gaussian
+const std::vector<std::string>& border_names();        // keep, nearest, reflect, mirror, wrap, constant
+const std::vector<std::string>& rounding_names();      // floor, nearest
+const std::vector<std::string>& separable_names();     // auto, yes, no
+const std::vector<std::string>& fused_kernel_names();  // auto, streamed, tiles
 KernelKind kernel_from_name(const std::string& name);
 BorderMode border_from_name(const std::string& name);
 Rounding rounding_from_name(const std::string& name);
 Separable separable_from_name(const std::string& name);
+FusedKernel fused_kernel_from_name(const std::string& name);
 std::string name_of(KernelKind kernel);
 std::string name_of(BorderMode border);
 std::string name_of(Rounding rounding);

@@ -97,9 +97,9 @@ struct Smooth2DRows {
       for (int j = R; j < cols - R; ++j) {
         Sum sum = 0;
         for (int a = 0; a <= 2 * R; ++a) {
-          Sum row = 0;
-          for (int b = -R; b <= R; ++b) row += static_cast<Sum>(above[a][j + b]);
-          sum += row;
+          Sum row = above[a][j - R];
+          for (int b = -R + 1; b <= R; ++b) row += static_cast<Sum>(above[a][j + b]);
+          sum = a == 0 ? row : sum + row;
         }
         target[j] = taps.finish(sum);
       }
@@ -107,9 +107,9 @@ struct Smooth2DRows {
       for (int j = R; j < cols - R; ++j) {
         Sum sum = 0;
         for (int a = 0; a <= 2 * R; ++a) {
-          Sum row = 0;
+          Sum row = 0;  // from 0, as DeviceTaps::window_sum
           for (int b = -R; b <= R; ++b) row += taps.term(a - R, b, above[a][j + b]);
-          sum += row;
+          sum = a == 0 ? row : sum + row;
         }
         target[j] = taps.finish(sum);
       }

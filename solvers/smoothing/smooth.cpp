@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/grid_range.hpp"
-#include "solvers/smoothing/fused.hpp"
+#include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/single_pass.hpp"
 #include "solvers/smoothing/taps.hpp"
 
@@ -15,8 +15,8 @@ namespace portasolve::smoothing {
 namespace {
 
 // Fused passes per launch when the options leave it to us. Measured
-// (BENCHMARKS.md): on an H100, 8 fused 3x3 passes cost 0.86 ms a pass against
-// 1.01 ms for separate launches (which already run at the copy bandwidth);
+// (BENCHMARKS.md): on an H100, 8 streamed 3x3 passes cost 0.62 ms a pass
+// against 1.01 ms for separate launches (which already run at the copy bandwidth);
 // other kernels are not measured yet and launch every pass, as hosts do
 // (their caches already hold a pass's rows).
 int automatic_passes_per_launch(int radius, bool separable) {
@@ -26,59 +26,6 @@ int automatic_passes_per_launch(int radius, bool separable) {
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
 // along them).
 constexpr int column_strip_rows = 16;
-
-template <class Pixel, int FixedRadius>
-class FusedLauncher {
-  using Kernel = FusedSmoothing<Pixel, FixedRadius>;
-  using Policy = typename Kernel::Policy;
-
- public:
-  FusedLauncher(Kernel kernel, std::int64_t rows, std::int64_t cols, const SmoothingOptions& options, int k)
-      : kernel_(kernel) {
-    const int r = kernel.taps.radius, halo = k * r;
-    const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(0));
-    int tile_rows = options.tile_rows, tile_cols = options.tile_cols;
-    if (tile_rows == 0 || tile_cols == 0) {
-      int side = 1;
-      while (Kernel::scratch_bytes(geometry(side + 1, side + 1, 0, rows, cols), kernel.separable) <= limit) ++side;
-      const int automatic = std::max(1, side - 2 * halo);
-      if (tile_rows == 0) tile_rows = automatic;
-      if (tile_cols == 0) tile_cols = automatic;
-    }
-    kernel_.geometry = geometry(tile_rows, tile_cols, halo, rows, cols);
-    const std::size_t scratch = Kernel::scratch_bytes(kernel_.geometry, kernel.separable);
-    if (scratch > limit)
-      throw std::invalid_argument("fused smoothing: a " + std::to_string(kernel_.geometry.region_rows()) + "x" +
-                                  std::to_string(kernel_.geometry.region_cols()) + " region (tile plus halo " +
-                                  std::to_string(halo) + ") needs " + std::to_string(scratch) +
-                                  " bytes of team scratch, this backend allows " + std::to_string(limit) +
-                                  ": use a smaller tile or fewer passes per launch");
-    const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
-    const int team = host_execution ? 1 : 8;
-    const int height = kernel_.geometry.region_rows() - 2 * r, width = kernel_.geometry.region_cols() - 2 * r;
-    const int segments = std::max(1, std::min(height, team * vector / std::max(1, width)));
-    kernel_.geometry.segment_rows = std::max(1, (height + segments - 1) / segments);
-    policy_ = Policy(kernel_.geometry.tiles_down * kernel_.geometry.tiles_across, team, vector)
-                  .set_scratch_size(0, Kokkos::PerTeam(scratch));
-  }
-
-  void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out, int passes) {
-    kernel_.in = in;
-    kernel_.out = out;
-    kernel_.passes = passes;
-    Kokkos::parallel_for("smoothing_fused", policy_, kernel_);
-  }
-  const FusedGeometry& geometry() const { return kernel_.geometry; }
-
- private:
-  static FusedGeometry geometry(int tile_rows, int tile_cols, int halo, std::int64_t rows, std::int64_t cols) {
-    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); };
-    return FusedGeometry{tile_rows, tile_cols, halo, ceil_div(rows, tile_rows), ceil_div(cols, tile_cols), 1};
-  }
-
-  Kernel kernel_;
-  Policy policy_;
-};
 
 // Launch i of n writes to `output` when n - 1 - i is even, so the last does.
 template <class Pixel>
@@ -99,7 +46,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   report.passes = options.passes;
   report.radius = plan.radius;
   report.separable = plan.separable;
-  int k = options.passes_per_launch > 0 ? options.passes_per_launch : automatic_passes_per_launch(plan.radius, plan.separable);
+  int k = options.passes_per_launch > 0 ? options.passes_per_launch
+                                        : automatic_passes_per_launch(plan.radius, plan.separable);
   if (plan.radius == 0) k = 1;
   k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(k, options.passes)));
   report.passes_per_launch = k;
@@ -118,15 +66,37 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
   const PingPong<Pixel> buffers{input, output, spare, report.launches};
 
+  // Fused launches: streamed bands for fixed-radius 2-D windows where the
+  // image is tall enough, tiles otherwise.
+  constexpr int StreamRadius = FixedRadius > 0 ? FixedRadius : 1;
   std::optional<FusedLauncher<Pixel, FixedRadius>> fused;
+  std::optional<StreamingLauncher<Pixel, StreamRadius>> streamed;
   if (k > 1) {
-    FusedSmoothing<Pixel, FixedRadius> kernel;
-    kernel.taps = taps;
-    kernel.border = border;
-    kernel.separable = plan.separable;
-    fused.emplace(kernel, rows, cols, options, k);
-    report.tile_rows = fused->geometry().tile_rows;
-    report.tile_cols = fused->geometry().tile_cols;
+    FusedSmoothing<Pixel, FixedRadius> tiles;
+    tiles.taps = taps;
+    tiles.border = border;
+    tiles.separable = plan.separable;
+    const bool can_stream = FixedRadius > 0 && StreamingLauncher<Pixel, StreamRadius>::applicable(rows, k);
+    if (options.fused_kernel == FusedKernel::streamed && !can_stream)
+      throw std::invalid_argument(
+          "fused_kernel streamed needs a 2-D window of radius 1, at most " + std::to_string(streamed_levels) +
+          " passes per launch and an image taller than 2 x passes per launch rows; use tiles or auto");
+    if constexpr (FixedRadius > 0) {
+      if (can_stream && options.fused_kernel != FusedKernel::tiles) {
+        StreamingSmoothing<Pixel, StreamRadius, streamed_levels> kernel;
+        kernel.taps = taps;
+        kernel.border = border;
+        streamed.emplace(kernel, tiles, rows, cols, options, k);
+        report.streamed = true;
+        report.tile_rows = streamed->geometry().strip_rows;
+        report.tile_cols = streamed->geometry().output_cols();
+      }
+    }
+    if (!streamed) {
+      fused.emplace(tiles, cols, options.tile_rows, options.tile_cols, k, 0, static_cast<int>(rows));
+      report.tile_rows = fused->geometry().tile_rows;
+      report.tile_cols = fused->geometry().tile_cols;
+    }
   }
   const GridRectangle image{0, 0, static_cast<int>(rows), static_cast<int>(cols)};
   const int r = plan.radius;
@@ -139,7 +109,9 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     const View2D<const Pixel> from = buffers.source(launch);
     const View2D<Pixel> to = buffers.target(launch);
     const int passes = static_cast<int>(std::min<std::int64_t>(k, options.passes - done));
-    if (fused) {
+    if (streamed) {
+      streamed->launch(from, to, passes);
+    } else if (fused) {
       fused->launch(from, to, passes);
     } else if (plan.separable) {
       const SmoothSeparable<Pixel> kernel{from, partial, to, taps, border};

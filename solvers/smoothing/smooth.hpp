@@ -16,7 +16,8 @@ struct SmoothReport {
   int radius = 0;
   bool separable = false;
   int passes_per_launch = 1;         // > 1: fused in team scratch
-  int tile_rows = 0, tile_cols = 0;  // fused launches
+  bool streamed = false;             // fused: streamed bands (else tiles)
+  int tile_rows = 0, tile_cols = 0;  // fused launches: pixels a team writes
 };
 
 // Called on the host after each launch with the passes done so far (the

@@ -77,7 +77,9 @@ struct DeviceTaps {
 
   // A 2-D window's sum, read(a, b) giving the pixel at offset (a, b). Every
   // 2-D path sums a window as the sum over rows (top first) of row sums (left
-  // first), so all paths round alike; with unit weights w p = p exactly, so
+  // first), so all paths round alike. Sums of pixels and of rows start from
+  // their first term (an add fewer); weighted row sums start from 0, so that
+  // contracting w0 p0 + w1 p1 into a fused multiply-add has only one choice; with unit weights w p = p exactly, so
   // adding pixels gives the same bits as the products would. The branch on
   // the weights sits around the whole window, keeping its loads in one
   // straight run. FixedRadius > 0 (= radius) lets the loops unroll.
@@ -85,18 +87,18 @@ struct DeviceTaps {
   KOKKOS_INLINE_FUNCTION Sum window_sum(const Read& read) const {
     const int r = FixedRadius > 0 ? FixedRadius : radius;
     const auto sum_rows = [&](const auto unit) {
-      Sum sum = 0;
+      Sum sum{};
       PORTASOLVE_UNROLL
       for (int a = -r; a <= r; ++a) {
-        Sum row = 0;
+        Sum row{};
         PORTASOLVE_UNROLL
         for (int b = -r; b <= r; ++b) {
           if constexpr (decltype(unit)::value)
-            row += static_cast<Sum>(read(a, b));
+            row = b == -r ? static_cast<Sum>(read(a, b)) : row + static_cast<Sum>(read(a, b));
           else
-            row += term(a, b, read(a, b));
+            row += term(a, b, read(a, b));  // from 0: w0 p0 + w1 p1 could fuse either product
         }
-        sum += row;
+        sum = a == -r ? row : sum + row;
       }
       return sum;
     };

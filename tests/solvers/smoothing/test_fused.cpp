@@ -32,18 +32,23 @@ void check_fused_equals_single(double low, double high) {
       options.passes = 7;
       options.passes_per_launch = 1;
       const HostImage single = run<Pixel>(image, options);
-      for (const auto& [k, tile_rows, tile_cols] : {std::tuple{3, 9, 13}, std::tuple{4, 16, 7}, std::tuple{7, 0, 0}}) {
-        options.passes_per_launch = k;
-        options.tile_rows = tile_rows;
-        options.tile_cols = tile_cols;
-        SmoothReport report;
-        const HostImage fused = run<Pixel>(image, options, &report);
-        ASSERT_EQ(report.passes_per_launch, k);
-        EXPECT_EQ(report.launches, (7 + k - 1) / k);
-        EXPECT_EQ(max_abs_difference(fused, single), 0)
-            << name_of(options.kernel) << " r " << report.radius << ", " << name_of(mode) << ", k " << k << ", tile "
-            << report.tile_rows << "x" << report.tile_cols;
-      }
+      for (const auto& [k, tile_rows, tile_cols] : {std::tuple{3, 9, 13}, std::tuple{4, 16, 7}, std::tuple{7, 0, 0}})
+        for (const FusedKernel kind : {FusedKernel::automatic, FusedKernel::tiles}) {
+          options.passes_per_launch = k;
+          options.tile_rows = tile_rows;
+          options.tile_cols = tile_cols;
+          options.fused_kernel = kind;
+          SmoothReport report;
+          const HostImage fused = run<Pixel>(image, options, &report);
+          ASSERT_EQ(report.passes_per_launch, k);
+          // auto streams bands for 3x3 windows (the rows near the top and
+          // bottom edges go to tiles); other windows use tiles everywhere.
+          EXPECT_EQ(report.streamed, kind == FusedKernel::automatic && report.radius == 1 && !report.separable);
+          EXPECT_EQ(report.launches, (7 + k - 1) / k);
+          EXPECT_EQ(max_abs_difference(fused, single), 0)
+              << name_of(options.kernel) << " r " << report.radius << ", " << name_of(mode) << ", k " << k
+              << (report.streamed ? ", streamed " : ", tiles ") << report.tile_rows << "x" << report.tile_cols;
+        }
     }
 }
 
@@ -61,6 +66,44 @@ TEST(SmoothingFused, AutomaticChoiceStillMatchesReference) {
   HostImage expected = image;
   for (int s = 0; s < 9; ++s) expected = reference_pass(expected, box_weights(1), BorderMode::mirror);
   EXPECT_LT(max_abs_difference(run<double>(image, options), expected), 1e-13);
+}
+
+// Several strips and bands, halos of 8 rows and columns, every level of a
+// full launch, and a last launch with fewer passes.
+TEST(SmoothingFused, StreamedBandsOnALargerImage) {
+  const HostImage image = random_image(150, 97, 0, 1, 15, false);
+  for (const BorderMode mode : {BorderMode::reflect, BorderMode::wrap, BorderMode::keep}) {
+    SmoothingOptions options = weighted({1, 2, 1, 2, 4, 2, 1, 2, 1}, mode);
+    options.passes = 13;
+    options.passes_per_launch = 1;
+    const HostImage single = run<float>(image, options);
+    options.passes_per_launch = 8;
+    options.tile_rows = 40;
+    options.tile_cols = 30;
+    SmoothReport report;
+    EXPECT_EQ(max_abs_difference(run<float>(image, options, &report), single), 0) << name_of(mode);
+    EXPECT_TRUE(report.streamed);
+    EXPECT_EQ(report.launches, 2);
+  }
+}
+
+TEST(SmoothingFused, StreamedWhereItCannotBeIsAClearError) {
+  const HostImage image = random_image(30, 30, 0, 1, 16, false);
+  SmoothingOptions options = box(2, BorderMode::reflect, 4);  // 5x5
+  options.passes_per_launch = 4;
+  options.fused_kernel = FusedKernel::streamed;
+  EXPECT_THROW(run<float>(image, options), std::invalid_argument);
+  options = box(1, BorderMode::reflect, 8);
+  options.passes_per_launch = 8;  // 30 rows > 2 x 8: streams
+  options.fused_kernel = FusedKernel::streamed;
+  EXPECT_NO_THROW(run<float>(image, options));
+  options.passes = options.passes_per_launch = 16;  // more levels than a band carries
+  try {
+    run<float>(image, options);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("fused_kernel streamed"), std::string::npos) << error.what();
+  }
 }
 
 TEST(SmoothingFused, TileBeyondTeamScratchIsAClearError) {
