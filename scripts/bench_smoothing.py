@@ -4,14 +4,15 @@
   1. one 3x3 box pass over a SIZE x SIZE float32 image (configs/smoothing_box3_large.yaml)
      as effective bandwidth (read + write the image) against the STREAM copy measured
      in the same run;
-  2. 100 passes (configs/smoothing_100_passes.yaml) fused in team scratch, for each
-     --fused setting, against 100 separate one-pass launches timed in the same run;
+  2. 100 passes (configs/smoothing_100_passes.yaml) fused in team scratch (streamed
+     bands or tiles), for each --fused setting, against 100 separate one-pass launches
+     timed in the same run;
   3. the Numba example (configs/smoothing_box3_int.yaml): 10000x10000 int32, 3x3 sum // 9,
      borders kept.
 With --numpy, NumPy slicing (nine shifted slices) is timed on this host for cases 1 and 3.
 
 usage: bench_smoothing.py [--bin build/openmp/bin/portasolve] [--size 16384] [--int-size 10000]
-                          [--passes 100] [--fused K:TILE_ROWS:TILE_COLS ...] [--numpy] [--out results/bench]
+                          [--passes 100] [--fused K:ROWS:COLS[:KERNEL] ...] [--numpy] [--out results/bench]
 """
 
 import argparse
@@ -47,6 +48,7 @@ def smooth(binary, config, output, *sets):
             "passes": int(out["passes"]),
             "per_launch": int(out["passes_per_launch"]),
             "tile": f"{int(out['tile_rows'])}x{int(out['tile_cols'])}",
+            "fused_kernel": text(out["fused_kernel"]),
             "rows": int(inp["rows"]),
             "cols": int(inp["cols"]),
             "type": text(inp["pixel_type"]),
@@ -67,7 +69,7 @@ def main():
     parser.add_argument("--int-size", type=int, default=10000, help="side of the int32 image (case 3)")
     parser.add_argument("--passes", type=int, default=100)
     parser.add_argument("--fused", nargs="+", default=["0:0:0"],
-                        help="fused settings K:TILE_ROWS:TILE_COLS (0: automatic)")
+                        help="fused settings K:ROWS:COLS[:KERNEL] (0: automatic; KERNEL auto|streamed|tiles)")
     parser.add_argument("--numpy", action="store_true", help="time NumPy slicing on this host")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()
@@ -97,19 +99,21 @@ def main():
     # 2. Many passes, fused against separate launches.
     rows = []
     for n, setting in enumerate(args.fused):
-        k, tile_rows, tile_cols = setting.split(":")
+        k, tile_rows, tile_cols, *kernel = setting.split(":")
         extra = ["benchmark.baseline=separate_launches"] if n == 0 else ["benchmark.baseline=none"]
         r = smooth(args.bin, "configs/smoothing_100_passes.yaml", os.path.join(args.out, "smoothing_passes.h5"),
                    *size, f"smoothing.passes={args.passes}", f"smoothing.passes_per_launch={k}",
-                   f"smoothing.tile_rows={tile_rows}", f"smoothing.tile_cols={tile_cols}", *extra)
+                   f"smoothing.tile_rows={tile_rows}", f"smoothing.tile_cols={tile_cols}",
+                   f"smoothing.fused_kernel={kernel[0] if kernel else 'auto'}", *extra)
         if n == 0:
             separate = r["baseline_seconds"]
-            rows.append(["separate launches (baseline)", "1", "-", f"{separate * 1e3:.1f}",
+            rows.append(["separate launches (baseline)", "1", "-", "-", f"{separate * 1e3:.1f}",
                          f"{separate / args.passes * 1e3:.3f}", "1.00"])
-        rows.append(["fused", str(r["per_launch"]), r["tile"], f"{r['seconds'] * 1e3:.1f}",
+        rows.append(["fused", str(r["per_launch"]), r["fused_kernel"], r["tile"], f"{r['seconds'] * 1e3:.1f}",
                      f"{r['seconds'] / args.passes * 1e3:.3f}", f"{separate / r['seconds']:.2f}"])
     print(f"Smoothing, {args.passes} passes of a 3x3 box, {args.size}x{args.size} float32\n")
-    print_table(["launches", "passes/launch", "tile", "ms", "ms/pass", "speedup"], rows)
+    print_table(["launches", "passes/launch", "kernel", "rows x cols a team writes", "ms", "ms/pass", "speedup"],
+                rows)
 
     # 3. The Numba example.
     r = smooth(args.bin, "configs/smoothing_box3_int.yaml", os.path.join(args.out, "smoothing_int.h5"),
