@@ -115,7 +115,7 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
 
 // The options' own errors, turned into ConfigErrors at the key they concern.
 std::string key_of_problem(const std::string& message) {
-  for (const char* word : {"weights", "sigma", "truncate", "radius", "fused_kernel", "passes_per_launch", "scratch",
+  for (const char* word : {"fused_kernel", "weights", "sigma", "truncate", "radius", "passes_per_launch", "scratch",
                            "tile", "passes", "larger than"}) {
     if (message.find(word) == std::string::npos) continue;
     const std::string w = word;

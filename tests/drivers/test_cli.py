@@ -500,10 +500,16 @@ class Smoothing(Folder):
             fused = f["output/image"][()]
             self.assertEqual(f["output"].attrs["passes_per_launch"], 4)
             self.assertEqual(f["output"].attrs["launches"], 3)
+            self.assertEqual(f["output"].attrs["fused_kernel"], "streamed")
             self.assertIn("baseline_s", f["timing"].attrs)
         out, _ = self.run_config(body, "smoothing.passes_per_launch=1")
         with h5py.File(out, "r") as f:
             self.assertEqual(f["output"].attrs["launches"], 10)
+            self.assertEqual(f["output"].attrs["fused_kernel"], "none")
+            self.assertTrue((f["output/image"][()] == fused).all())
+        out, _ = self.run_config(body, "smoothing.fused_kernel=tiles")
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f["output"].attrs["fused_kernel"], "tiles")
             self.assertTrue((f["output/image"][()] == fused).all())
 
     def test_input_errors(self):
@@ -520,6 +526,9 @@ class Smoothing(Folder):
             (f"image: {{source: hdf5, file: {fractional}, pixel_type: uint8}}", "is not a uint8 value"),
             ("image: {source: pgm, file: /nonexistent.pgm}", "cannot open PGM image"),
             ("smoothing: {passes: 3, passes_per_launch: 3, tile_rows: 3000, tile_cols: 3000}", "team scratch"),
+            ("smoothing: {radius: 2, passes: 3, passes_per_launch: 3, fused_kernel: streamed}",
+             "key 'smoothing.fused_kernel': fused_kernel streamed needs a 2-D window of radius 1"),
+            ("smoothing: {fused_kernel: fast}", "smoothing.fused_kernel"),
         ]
         self.expect_errors([("experiment: smoothing\n" + body + "\n", 1 if "cannot open" in message else 2, message)
                             for body, message in cases])
