@@ -95,7 +95,7 @@ class StreamingLauncher {
   using Tiles = FusedLauncher<Pixel, R>;
 
  public:
-  // Columns per band unless the scratch or registers allow
+  // Columns per band (a thread each) unless the scratch or registers allow
   // fewer, and output rows per team: measured on an H100 (BENCHMARKS.md).
   enum { preferred_band = 512, preferred_strip = 256 };
 
@@ -112,9 +112,8 @@ class StreamingLauncher {
     g.first_row = g.halo;
     g.last_row = static_cast<int>(rows) - g.halo;
     const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(0));
-    constexpr int lane = Kernel::per_thread;
     if (options.tile_cols > 0) {
-      g.band_cols = (options.tile_cols + 2 * g.halo + lane - 1) / lane * lane;
+      g.band_cols = options.tile_cols + 2 * g.halo;
     } else {
       const int needed = static_cast<int>((cols + 2 * g.halo + 63) / 64 * 64);
       g.band_cols = std::min<int>(preferred_band, needed);
@@ -125,25 +124,23 @@ class StreamingLauncher {
                         Kernel::rows_bytes(g), limit);
     int team = 1;
     if constexpr (!host_execution) {
-      team = g.band_cols / lane;
+      team = g.band_cols;
       const int most = Policy(1, 1)
                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::rows_bytes(g)))
                            .team_size_max(kernel_, Kokkos::ParallelForTag());
       if (team > most) {
         if (options.tile_cols > 0)
           throw std::invalid_argument("fused smoothing: a band of " + std::to_string(g.band_cols) +
-                                      " columns (tile plus halo) needs " + std::to_string(team) +
-                                      " threads per team, this backend allows " + std::to_string(most) +
-                                      ": use a smaller tile");
-        team = most / 32 * 32;
-        g.band_cols = team * lane;
+                                      " columns (tile plus halo) needs a thread each, this backend allows " +
+                                      std::to_string(most) + " threads per team: use a smaller tile");
+        team = g.band_cols = most / 32 * 32;
       }
     }
     g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;
     g.bands = ceil_div(cols, g.output_cols());
     g.strips = ceil_div(g.last_row - g.first_row, g.strip_rows);
     policy_ = Policy(g.bands * g.strips, team, 1).set_scratch_size(0, Kokkos::PerTeam(Kernel::rows_bytes(g)));
-    if (host_execution) policy_.set_scratch_size(1, Kokkos::PerTeam(Kernel::lanes_bytes(g)));
+    if (host_execution) policy_.set_scratch_size(1, Kokkos::PerTeam(Kernel::columns_bytes(g)));
   }
 
   void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out, int passes) {

@@ -45,22 +45,7 @@ struct StreamingSmoothing {
   using Scratch = Kokkos::View<Shape, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Rows = Scratch<Pixel***>;  // level, slot (step parity), band column
-  // Columns a thread. Measured on an H100: two (sharing the reads of their
-  // neighbours) need 128 registers a thread and ran 1.7x slower than one.
-  enum { window = 2 * R + 1, per_thread = 1 };
-
-  // A column's state between steps.
-  struct Column {
-    Pixel center[MaxLevels];        // newest pixel of levels 0..k-1
-    Sum pending[MaxLevels][2 * R];  // pass p+1's unfinished window sums, oldest first
-    Pixel incoming;                 // the next input pixel, loaded a step ahead
-  };
-  // A thread's columns: registers on GPUs, level-1 scratch on hosts (where a
-  // team is one thread walking every lane of the band).
-  struct Lane {
-    Column column[per_thread];
-  };
-  using Lanes = Scratch<Lane*>;
+  enum { window = 2 * R + 1 };
 
   // compute: evaluates the window at band column `position`; keep: a pixel
   // the keep mode never changes; fixed: the constant extension; idle: level 0
@@ -72,6 +57,18 @@ struct StreamingSmoothing {
     int source;    // image column level 0 comes from; -1: none
   };
 
+  // A column's state between steps: registers on GPUs (a thread per column;
+  // measured on an H100, two columns a thread needed 128 registers and ran
+  // 1.7x slower), level-1 scratch on hosts (a team is one thread walking
+  // every column of the band).
+  struct Column {
+    Plan plan;
+    Pixel center[MaxLevels];        // newest pixel of levels 0..k-1
+    Sum pending[MaxLevels][2 * R];  // pass p+1's unfinished window sums, oldest first
+    Pixel incoming;                 // the next input pixel, loaded a step ahead
+  };
+  using Columns = Scratch<Column*>;
+
   View2D<const Pixel> in;
   View2D<Pixel> out;
   DeviceTaps<Pixel> taps;
@@ -79,10 +76,9 @@ struct StreamingSmoothing {
   StreamGeometry geometry;
   int passes = 0;  // this launch's, 1..levels
 
-  KOKKOS_INLINE_FUNCTION int lanes() const { return geometry.band_cols / per_thread; }
   static std::size_t rows_bytes(const StreamGeometry& g) { return Rows::shmem_size(g.levels, 2, g.band_cols); }
-  static std::size_t lanes_bytes(const StreamGeometry& g) {
-    return host_execution ? Lanes::shmem_size(g.band_cols / per_thread) : 0;
+  static std::size_t columns_bytes(const StreamGeometry& g) {
+    return host_execution ? Columns::shmem_size(g.band_cols) : 0;
   }
 
   KOKKOS_INLINE_FUNCTION Plan plan(const int c, const int c0) const {
@@ -148,133 +144,72 @@ struct StreamingSmoothing {
       out(y, j) = value;
   }
 
-  // Level 0 of both columns: the pixel loaded last step, then the next one.
-  KOKKOS_INLINE_FUNCTION void take_input(Lane& lane, const Plan (&plans)[per_thread], const Rows& rows,
-                                         const Strip& strip, const int c, const int t) const {
-    const int current = t & 1, next = strip.start + t + 1;
-    PORTASOLVE_UNROLL
-    for (int k = 0; k < per_thread; ++k) {
-      Column& column = lane.column[k];
-      rows(0, current, c + k) = column.center[0] = column.incoming;
-      if (next < strip.last + geometry.halo) column.incoming = input(plans[k], next);
-    }
-  }
-
-  // A step of a lane (a thread's columns). Plain lanes (every column
-  // evaluates its own window: most of them) take their own pixels from
-  // registers and the neighbours from scratch, without looking at roles; the
-  // others go column by column through their plans. Levels from
-  // the last down, so each reads the pixel its lower level wrote last step
-  // before that level replaces it.
-  template <bool Unit, bool Plain>
-  KOKKOS_INLINE_FUNCTION void step_lane(Lane& lane, const Plan (&plans)[per_thread], const Rows& rows,
-                                        const Strip& strip, const int c, const int t) const {
+  // One step of column c. Levels from the last down, so each reads the pixel
+  // its lower level wrote last step before that level replaces it; then
+  // level 0 takes the pixel loaded last step and loads the next one.
+  template <bool Unit>
+  KOKKOS_INLINE_FUNCTION void step(Column& column, const Rows& rows, const Strip& strip, const int c,
+                                   const int t) const {
+    const Plan& plan = column.plan;
     const int current = t & 1, previous = current ^ 1;
     PORTASOLVE_UNROLL
     for (int p = MaxLevels; p >= 1; --p) {
       if (p > passes) continue;
-      const int y = strip.start + t - p * (R + 1);      // the row level p finishes
-      const bool last = p == passes || p == MaxLevels;  // (passes <= MaxLevels)
-      Pixel values[per_thread];
-      if constexpr (Plain) {
+      const int y = strip.start + t - p * (R + 1);  // the row level p finishes
+      Pixel value;
+      if (plan.role == Role::compute) {
+        Pixel x[window];
         PORTASOLVE_UNROLL
-        for (int k = 0; k < per_thread; ++k) {
-          Pixel x[window];
-          PORTASOLVE_UNROLL
-          for (int q = 0; q < window; ++q) {
-            const int at = k - R + q;  // column c + at
-            x[q] = at >= 0 && at < per_thread ? lane.column[at].center[p - 1] : rows(p - 1, previous, c + at);
-          }
-          values[k] = taps.finish(feed<Unit>(lane.column[k].pending[p - 1], x));
-        }
+        for (int q = 0; q < window; ++q)
+          x[q] = q == R ? column.center[p - 1] : rows(p - 1, previous, plan.position - R + q);
+        value = taps.finish(feed<Unit>(column.pending[p - 1], x));
+      } else if (plan.role == Role::keep) {
+        value = y >= 0 && y < static_cast<int>(in.extent(0)) ? in(y, strip.c0 + c) : Pixel(0);
+      } else if (plan.role == Role::fixed) {
+        value = border.constant;
       } else {
-        PORTASOLVE_UNROLL
-        for (int k = 0; k < per_thread; ++k) {
-          const Plan& plan = plans[k];
-          if (plan.role == Role::compute) {
-            Pixel x[window];
-            PORTASOLVE_UNROLL
-            for (int q = 0; q < window; ++q)
-              x[q] = q == R ? lane.column[k].center[p - 1] : rows(p - 1, previous, plan.position - R + q);
-            values[k] = taps.finish(feed<Unit>(lane.column[k].pending[p - 1], x));
-          } else if (plan.role == Role::keep) {
-            values[k] = y >= 0 && y < static_cast<int>(in.extent(0)) ? in(y, strip.c0 + c + k) : Pixel(0);
-          } else if (plan.role == Role::fixed) {
-            values[k] = border.constant;
-          } else {
-            values[k] = lane.column[k].center[p - 1];  // idle: never read by a kept pixel
-          }
-        }
+        value = column.center[p - 1];  // idle: never read by a kept pixel
       }
-      PORTASOLVE_UNROLL
-      for (int k = 0; k < per_thread; ++k) {
-        if (last) {
-          emit(strip, c + k, y, values[k]);
-        } else if (p < MaxLevels) {
-          rows(p, current, c + k) = values[k];
-          lane.column[k].center[p] = values[k];
-        }
+      if (p == passes || p == MaxLevels) {  // (passes <= MaxLevels)
+        emit(strip, c, y, value);
+      } else {
+        rows(p, current, c) = value;
+        column.center[p] = value;
       }
     }
-    take_input(lane, plans, rows, strip, c, t);
+    rows(0, current, c) = column.center[0] = column.incoming;
+    const int next = strip.start + t + 1;
+    if (next < strip.last + geometry.halo) column.incoming = input(plan, next);
   }
 
-  KOKKOS_INLINE_FUNCTION void start(Lane& lane, const Plan (&plans)[per_thread], const Rows& rows, const Strip& strip,
-                                    const int c) const {
+  KOKKOS_INLINE_FUNCTION void start(Column& column, const Rows& rows, const Strip& strip, const int c) const {
+    column.plan = plan(c, strip.c0);
     PORTASOLVE_UNROLL
-    for (int k = 0; k < per_thread; ++k) {
-      Column& column = lane.column[k];
+    for (int p = 0; p < MaxLevels; ++p) {
+      column.center[p] = 0;
       PORTASOLVE_UNROLL
-      for (int p = 0; p < MaxLevels; ++p) {
-        column.center[p] = 0;
-        PORTASOLVE_UNROLL
-        for (int i = 0; i < 2 * R; ++i) column.pending[p][i] = 0;
-      }
-      for (int level = 0; level < geometry.levels; ++level) rows(level, 0, c + k) = rows(level, 1, c + k) = 0;
-      column.incoming = input(plans[k], strip.start);
+      for (int i = 0; i < 2 * R; ++i) column.pending[p][i] = 0;
     }
-  }
-
-  // A lane is plain when all its columns evaluate their own windows.
-  KOKKOS_INLINE_FUNCTION bool lane_plans(Plan (&plans)[per_thread], const int c, const int c0) const {
-    bool plain = true;
-    PORTASOLVE_UNROLL
-    for (int k = 0; k < per_thread; ++k) {
-      plans[k] = plan(c + k, c0);
-      plain = plain && plans[k].role == Role::compute && plans[k].position == c + k;
-    }
-    return plain;
+    for (int level = 0; level < geometry.levels; ++level) rows(level, 0, c) = rows(level, 1, c) = 0;
+    column.incoming = input(column.plan, strip.start);
   }
 
   template <bool Unit>
   KOKKOS_INLINE_FUNCTION void walk(const Member& team, const Strip& strip) const {
     const Rows rows(team.team_scratch(0), geometry.levels, 2, geometry.band_cols);
     const int steps = (strip.last - strip.first) + geometry.halo + passes * (R + 1);
-    Plan plans[per_thread];
     if constexpr (host_execution) {
-      const Lanes lanes_state(team.team_scratch(1), lanes());
-      for (int u = 0; u < lanes(); ++u) {
-        lane_plans(plans, per_thread * u, strip.c0);
-        start(lanes_state(u), plans, rows, strip, per_thread * u);
-      }
+      const Columns columns(team.team_scratch(1), geometry.band_cols);
+      for (int c = 0; c < geometry.band_cols; ++c) start(columns(c), rows, strip, c);
       for (int t = 0; t < steps; ++t)
-        for (int u = 0; u < lanes(); ++u) {
-          if (lane_plans(plans, per_thread * u, strip.c0))
-            step_lane<Unit, true>(lanes_state(u), plans, rows, strip, per_thread * u, t);
-          else
-            step_lane<Unit, false>(lanes_state(u), plans, rows, strip, per_thread * u, t);
-        }
+        for (int c = 0; c < geometry.band_cols; ++c) step<Unit>(columns(c), rows, strip, c, t);
     } else {
-      const int c = per_thread * team.team_rank();
-      const bool plain = lane_plans(plans, c, strip.c0);
-      Lane lane;
-      start(lane, plans, rows, strip, c);
+      const int c = team.team_rank();
+      Column column;
+      start(column, rows, strip, c);
       team.team_barrier();
       for (int t = 0; t < steps; ++t) {
-        if (plain)
-          step_lane<Unit, true>(lane, plans, rows, strip, c, t);
-        else
-          step_lane<Unit, false>(lane, plans, rows, strip, c, t);
+        step<Unit>(column, rows, strip, c, t);
         team.team_barrier();
       }
     }
