@@ -30,8 +30,16 @@ void add_lombscargle_schema(config::Schema& schema) {
   schema.add("lombscargle.fit_mean", Kind::Boolean, "generalized: floating mean").default_value(true);
   schema.add("lombscargle.normalization", Kind::Choice, "generalized: astropy's normalization")
       .choices(ls::normalization_names()).default_value("standard");
-  schema.add("lombscargle.algorithm", Kind::Choice, "kernel (auto: recurrence on uniform grids, else tiled)")
+  schema.add("lombscargle.algorithm", Kind::Choice,
+             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
       .choices(ls::algorithm_names()).default_value("auto");
+  schema.add("lombscargle.nufft_tolerance", Kind::Real,
+             "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)")
+      .default_value(0.0).at_least(0).less_than(1);
+  schema.add("lombscargle.nufft_grid_limit", Kind::Integer,
+             "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
+             "longer grids are cut into segments")
+      .default_value(0).at_least(0);
   add_lombscargle_input_schema(schema);
   schema.add("frequency.grid", Kind::Choice, "uniform (minimum, maximum, count), list (values) or auto (astropy)")
       .choices({"uniform", "list", "auto"}).default_value("auto");
@@ -66,6 +74,12 @@ ls::Options options_from(const config::Config& config) {
   options.fit_mean = config.boolean("lombscargle.fit_mean");
   options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
   options.algorithm = ls::algorithm_from_name(config.string("lombscargle.algorithm"));
+  options.nufft_tolerance = config.real("lombscargle.nufft_tolerance");
+  options.nufft_grid_limit = config.integer("lombscargle.nufft_grid_limit");
+  const long long limit = options.nufft_grid_limit;
+  if (limit != 0 && (limit < 64 || (limit & (limit - 1)) != 0))
+    throw ConfigError(config.where("lombscargle.nufft_grid_limit"), "lombscargle.nufft_grid_limit",
+                      std::to_string(limit) + " is not a power of two >= 64", "0 or a power of two >= 64");
   return options;
 }
 
@@ -185,6 +199,8 @@ void run_typed(RunContext& context) {
                                                 config.string("lombscargle.normalization"),
                        "power");
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
+  if (periodogram.algorithm() == ls::Algorithm::nufft)
+    output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
 
   // Peaks and their false-alarm probabilities.
   const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));

@@ -15,7 +15,7 @@ const std::vector<std::string>& normalization_names() {
   return names;
 }
 const std::vector<std::string>& algorithm_names() {
-  static const std::vector<std::string> names{"auto", "direct", "tiled", "recurrence"};
+  static const std::vector<std::string> names{"auto", "direct", "tiled", "recurrence", "nufft"};
   return names;
 }
 Form form_from_name(const std::string& name) { return enum_from_name<Form>(form_names(), name, "Lomb-Scargle form"); }

@@ -17,7 +17,9 @@ enum class Normalization { standard, model, log, psd };
 // (sample, frequency). tiled: the same with samples staged through team
 // scratch. recurrence: uniform grids only; sin/cos of successive frequencies
 // by angle addition, re-seeded exactly every `recurrence_steps` frequencies.
-enum class Algorithm { automatic, direct, tiled, recurrence };
+// nufft: uniform grids only; the sums as non-uniform FFTs, O(N w + M log M)
+// per series instead of O(N M), to a relative tolerance (nufft.hpp).
+enum class Algorithm { automatic, direct, tiled, recurrence, nufft };
 
 struct Options {
   Form form = Form::generalized;
@@ -29,11 +31,16 @@ struct Options {
   bool fit_mean = true;
   Normalization normalization = Normalization::standard;
   Algorithm algorithm = Algorithm::automatic;
+  // nufft: error relative to the sums' scale (sum |w y|, sum w); 0 = 1e-12 in
+  // double, 1e-8 in float. Grid limit: longest FFT (power of two, >= 64; 0 =
+  // the longest two team-scratch levels reach); longer grids are segmented.
+  double nufft_tolerance = 0;
+  long long nufft_grid_limit = 0;
 };
 
 const std::vector<std::string>& form_names();           // "classic", "generalized"
 const std::vector<std::string>& normalization_names();  // "standard", "model", "log", "psd"
-const std::vector<std::string>& algorithm_names();      // "auto", "direct", "tiled", "recurrence"
+const std::vector<std::string>& algorithm_names();      // "auto", "direct", "tiled", "recurrence", "nufft"
 Form form_from_name(const std::string& name);
 Normalization normalization_from_name(const std::string& name);
 Algorithm algorithm_from_name(const std::string& name);

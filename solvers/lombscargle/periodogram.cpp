@@ -78,7 +78,7 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
         for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
       }
     }
-    double y_sum = 0, yy = 0, raw_yy = 0;
+    double y_sum = 0, yy = 0, raw_yy = 0, w_sum = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double centred = series.y[j] - mean;
       host.t.push_back(series.t[j]);
@@ -87,11 +87,13 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
       y_sum += weight[j] * centred;
       yy += weight[j] * centred * centred;
       raw_yy += series.y[j] * series.y[j];
+      w_sum += weight[j];
     }
     host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
     double scale = 0.5 * sum_inverse_variance;  // psd
     if (options.form == Form::classic) scale = options.normalize ? 1.0 / raw_yy : 0.5;
-    host.constants.push_back(SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale)});
+    host.constants.push_back(SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale),
+                                                static_cast<T>(w_sum)});
   }
   return host;
 }
@@ -146,10 +148,11 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
 }  // namespace
 
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid) {
-  if (requested == Algorithm::recurrence && !grid.uniform)
-    throw InputError("the recurrence algorithm needs a uniform frequency grid (use direct or tiled)");
+  if ((requested == Algorithm::recurrence || requested == Algorithm::nufft) && !grid.uniform)
+    throw InputError("the " + name_of(requested) + " algorithm needs a uniform frequency grid (use direct or tiled)");
   if (requested != Algorithm::automatic) return requested;
-  return grid.uniform ? Algorithm::recurrence : Algorithm::tiled;
+  if (!grid.uniform) return Algorithm::tiled;
+  return grid.size() >= nufft_minimum_frequencies ? Algorithm::nufft : Algorithm::recurrence;
 }
 
 template <class T>
@@ -174,6 +177,7 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
   data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
+  if (algorithm_ == Algorithm::nufft) state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(data, grid, options));
 }
 
 template <class T>
@@ -189,6 +193,11 @@ void Periodogram<T>::compute(Algorithm algorithm) {
   ProfilingRegion region("lombscargle/compute");
   algorithm = resolve_algorithm(algorithm, grid_);
   State& state = *state_;
+  if (algorithm == Algorithm::nufft) {
+    if (!state.nufft) state.nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(state.data, grid_, options_));
+    run_nufft(*state.nufft, state.data, options_);
+    return;
+  }
   if (algorithm == Algorithm::recurrence && state.step_cos.extent(0) == 0) {
     constexpr int steps = recurrence_steps<T>();
     const auto samples = static_cast<std::int64_t>(state.data.t.extent(0));

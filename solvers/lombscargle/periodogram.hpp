@@ -24,6 +24,17 @@ constexpr int recurrence_steps() {
   return std::is_same<ExecSpace::memory_space, HostSpace>::value ? 64 : 16;
 }
 
+// Uniform grids from this many frequencies on go to the NUFFT under `auto`:
+// below, its fixed costs (a grid of >= 64 points, N w spreading work) are
+// not paid back against the recurrence's N M.
+constexpr std::size_t nufft_minimum_frequencies = 256;
+
+// The NUFFT's tolerance with the options' default (0) resolved for T.
+template <class T>
+double nufft_tolerance(const Options& options) {
+  return options.nufft_tolerance != 0 ? options.nufft_tolerance : (std::is_same<T, float>::value ? 1e-8 : 1e-12);
+}
+
 // The algorithm `automatic` resolves to for this grid and backend.
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid);
 

@@ -1,6 +1,9 @@
 #pragma once
 // Periodogram's device-side state; internal to the solver's translation units.
+#include <memory>
+
 #include "solvers/lombscargle/kernels.hpp"
+#include "solvers/lombscargle/nufft_plan.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::lombscargle {
@@ -14,6 +17,7 @@ struct Periodogram<T>::State {
   // Depends only on the times and the grid step: built by the first
   // recurrence launch, reused by every later one.
   StepTable<T> step_cos, step_sin;
+  std::unique_ptr<NufftPlan<T>> nufft;  // built by the first nufft launch
 };
 
 }  // namespace portasolve::lombscargle

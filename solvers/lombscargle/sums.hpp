@@ -45,6 +45,7 @@ struct SeriesConstants {
   T yy;      // YY = sum w y^2
   T scale;   // classic: 0.5, or 1 / sum(y^2) with SciPy's normalize;
              // generalized psd: 0.5 * sum dy^-2; otherwise unused
+  T w_sum;   // sum w = CC + SS (the NUFFT forms CC and SS from it)
 };
 
 // Runtime choices of the finish, the same for every frequency.
@@ -53,9 +54,15 @@ struct FinishKind {
   int normalization;  // Normalization as int (standard, model, log, psd)
 };
 
+// The sums rotated by the phase tau (and, with the floating mean, less its
+// terms): the model's two orthogonal components and their norms.
+template <class T>
+struct RotatedSums {
+  T yc, ys, cc, ss;
+};
+
 template <class T, bool Weighted, bool FitMean>
-KOKKOS_INLINE_FUNCTION T finish(const Sums<T, Weighted, FitMean>& sum, const SeriesConstants<T>& series,
-                                FinishKind kind) {
+KOKKOS_INLINE_FUNCTION RotatedSums<T> rotate(const Sums<T, Weighted, FitMean>& sum, const SeriesConstants<T>& series) {
   namespace m = portasolve::math;
   T s2 = 2 * sum.cs;
   T c2 = sum.cc - sum.ss;
@@ -68,19 +75,27 @@ KOKKOS_INLINE_FUNCTION T finish(const Sums<T, Weighted, FitMean>& sum, const Ser
   T st, ct;
   m::sincos(theta, st, ct);
   const T cst = 2 * ct * st;
-  T yc_tau = ct * sum.yc + st * sum.ys;
-  T ys_tau = ct * sum.ys - st * sum.yc;
-  T cc_tau = ct * ct * sum.cc + cst * sum.cs + st * st * sum.ss;
-  T ss_tau = ct * ct * sum.ss - cst * sum.cs + st * st * sum.cc;
+  RotatedSums<T> r;
+  r.yc = ct * sum.yc + st * sum.ys;
+  r.ys = ct * sum.ys - st * sum.yc;
+  r.cc = ct * ct * sum.cc + cst * sum.cs + st * st * sum.ss;
+  r.ss = ct * ct * sum.ss - cst * sum.cs + st * st * sum.cc;
   if constexpr (FitMean) {
     const T c_tau = ct * sum.c + st * sum.s;
     const T s_tau = ct * sum.s - st * sum.c;
-    yc_tau -= series.y_sum * c_tau;
-    ys_tau -= series.y_sum * s_tau;
-    cc_tau -= c_tau * c_tau;
-    ss_tau -= s_tau * s_tau;
+    r.yc -= series.y_sum * c_tau;
+    r.ys -= series.y_sum * s_tau;
+    r.cc -= c_tau * c_tau;
+    r.ss -= s_tau * s_tau;
   }
-  const T p = yc_tau * yc_tau / cc_tau + ys_tau * ys_tau / ss_tau;
+  return r;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series,
+                                          FinishKind kind) {
+  namespace m = portasolve::math;
+  const T p = r.yc * r.yc / r.cc + r.ys * r.ys / r.ss;
   if (kind.classic) return series.scale * p;
   switch (kind.normalization) {
     case 0: return p / series.yy;                  // standard
@@ -88,6 +103,12 @@ KOKKOS_INLINE_FUNCTION T finish(const Sums<T, Weighted, FitMean>& sum, const Ser
     case 2: return -m::log(1 - p / series.yy);     // log
     default: return p * series.scale;              // psd
   }
+}
+
+template <class T, bool Weighted, bool FitMean>
+KOKKOS_INLINE_FUNCTION T finish(const Sums<T, Weighted, FitMean>& sum, const SeriesConstants<T>& series,
+                                FinishKind kind) {
+  return normalized_power(rotate(sum, series), series, kind);
 }
 
 }  // namespace portasolve::lombscargle

@@ -292,6 +292,25 @@ peaks: {{count: 1}}
             for found, expected in zip(peaks, (0.3, 0.7, 1.1)):
                 self.assertAlmostEqual(found, expected, delta=0.01)
 
+    def test_nufft_matches_direct_and_records_its_tolerance(self):
+        # 3 segments of a 64-point grid limit each, float: the result file says
+        # which algorithm ran at which tolerance; power within it of direct.
+        config = self.write("ls.yaml", """experiment: lombscargle
+precision: float
+input: {source: synthetic, samples: 300, duration: 40.0}
+frequency: {grid: uniform, minimum: 0.01, maximum: 3.0, count: 90}
+lombscargle: {algorithm: nufft, nufft_tolerance: 1.0e-6, nufft_grid_limit: 64}
+validation: {reference: float64}
+""")
+        out = os.path.join(self.dir, "ls.h5")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            self.assertEqual(f["output"].attrs["algorithm"], "nufft")
+            self.assertEqual(f["output"].attrs["nufft_tolerance"], 1e-6)
+            self.assertLess(f["validation"].attrs["max_rel_err"], 2e-5)
+            self.assertGreater(f["validation"].attrs["max_rel_err"], 0)
+
     def test_fap_does_not_depend_on_the_order_of_a_frequency_list(self):
         import numpy as np
         rng = np.random.default_rng(8)
@@ -328,6 +347,11 @@ peaks: {{count: 1}}
             ("lombscargle: {algorithm: recurrence}\nfrequency: {grid: list, values: [1, 2]}", 2,
              "needs a uniform frequency grid"),
             ("input: {source: hdf5, file: /nonexistent.h5}", 1, "cannot open '/nonexistent.h5' as an HDF5 file"),
+            ("lombscargle: {algorithm: nufft}\nfrequency: {grid: list, values: [1, 2]}", 2,
+             "the nufft algorithm needs a uniform frequency grid"),
+            ("lombscargle: {nufft_grid_limit: 1000}", 2,
+             "key 'lombscargle.nufft_grid_limit': 1000 is not a power of two >= 64"),
+            ("lombscargle: {nufft_tolerance: 1.5}", 2, "key 'lombscargle.nufft_tolerance'"),
         ]
         for body, code, message in cases:
             config = self.write("ls.yaml", "experiment: lombscargle\n" + body + "\n")

@@ -50,7 +50,13 @@ double peak_relative_error(const std::vector<double>& value, const std::vector<d
   return worst / peak;
 }
 
-const ls::Algorithm every_algorithm[] = {ls::Algorithm::direct, ls::Algorithm::tiled, ls::Algorithm::recurrence};
+const ls::Algorithm every_algorithm[] = {ls::Algorithm::direct, ls::Algorithm::tiled, ls::Algorithm::recurrence,
+                                         ls::Algorithm::nufft};
+
+// Phases formed in double (recurrence, nufft) keep float near its rounding.
+bool phases_in_double(ls::Algorithm algorithm) {
+  return algorithm == ls::Algorithm::recurrence || algorithm == ls::Algorithm::nufft;
+}
 
 TEST(LombScargle, ClassicMatchesScipy) {
   const ls::Series series = noisy_sinusoid(300, 10.0, 1.3, 1, false);
@@ -71,9 +77,8 @@ TEST(LombScargle, ClassicMatchesScipy) {
         const std::string what = "precenter=" + std::to_string(precenter) + " normalize=" +
                                  std::to_string(normalize) + " " + ls::name_of(algorithm);
         EXPECT_LT(peak_relative_error(run<double>(series, grid, options), ref), 1e-11) << what;
-        // float: the phase w t formed in float limits direct and tiled; the
-        // recurrence seeds its phases in double.
-        const double float_tolerance = algorithm == ls::Algorithm::recurrence ? 1e-5 : 2e-4;
+        // float: the phase w t formed in float limits direct and tiled.
+        const double float_tolerance = phases_in_double(algorithm) ? 1e-5 : 2e-4;
         EXPECT_LT(peak_relative_error(run<float>(series, grid, options), ref), float_tolerance) << what;
       }
     }
@@ -101,7 +106,7 @@ TEST(LombScargle, GeneralizedMatchesAstropy) {
                                      ls::name_of(algorithm);
             EXPECT_LT(peak_relative_error(run<double>(series, grid, options), ref), 1e-10) << what;
             EXPECT_LT(peak_relative_error(run<float>(series, grid, options), ref),
-                      algorithm == ls::Algorithm::recurrence ? 1e-4 : 1e-3)
+                      phases_in_double(algorithm) ? 1e-4 : 1e-3)
                 << what;
           }
         }
@@ -197,6 +202,8 @@ TEST(LombScargle, AlgorithmsAgreeOnExplicitGrids) {
   }
   EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, grid), ls::Algorithm::tiled);
   EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, 3, false)), ls::Algorithm::recurrence);
+  EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, ls::nufft_minimum_frequencies, false)),
+            ls::Algorithm::nufft);
 }
 
 TEST(LombScargle, Grids) {
@@ -297,6 +304,19 @@ TEST(LombScargle, BadInputIsAnError) {
   recurrence.algorithm = ls::Algorithm::recurrence;
   expect_input_error([&] { ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), recurrence); },
                      "needs a uniform frequency grid");
+  ls::Options nufft;
+  nufft.algorithm = ls::Algorithm::nufft;
+  expect_input_error([&] { ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), nufft); },
+                     "the nufft algorithm needs a uniform frequency grid");
+  for (double tolerance : {-1e-6, 1.0, double(NAN)}) {
+    nufft.nufft_tolerance = tolerance;
+    expect_input_error(compute(good, nufft), "nufft_tolerance must be in (0, 1)");
+  }
+  nufft.nufft_tolerance = 0;
+  for (long long limit : {32LL, 1000LL}) {
+    nufft.nufft_grid_limit = limit;
+    expect_input_error(compute(good, nufft), "nufft_grid_limit must be a power of two >= 64");
+  }
   expect_input_error([] { ls::automatic_grid({1.0, 1.0, 1.0}, 5, 5); }, "all sample times are equal");
 }
 

@@ -1,0 +1,204 @@
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/profiling.hpp"
+#include "solvers/lombscargle/nufft_plan.hpp"
+#include "solvers/lombscargle/periodogram.hpp"
+
+namespace portasolve::lombscargle {
+
+SpreadingKernel spreading_kernel_for(double tolerance) {
+  if (!(tolerance > 0 && tolerance < 1))
+    throw InputError("nufft_tolerance must be in (0, 1), got " + std::to_string(tolerance));
+  const int width = std::clamp(static_cast<int>(std::ceil(-std::log10(tolerance / 10))), 2, 16);
+  return SpreadingKernel{width, 2.30 * width};
+}
+
+namespace {
+
+// Gauss-Legendre nodes and weights on [0, 1] (Newton on P_q).
+void gauss_legendre(int q, std::vector<double>& nodes, std::vector<double>& weights) {
+  nodes.resize(q);
+  weights.resize(q);
+  for (int i = 0; i < q; ++i) {
+    double x = std::cos(M_PI * (i + 0.75) / (q + 0.5)), derivative = 1;
+    for (int iteration = 0; iteration < 100; ++iteration) {
+      double p0 = 1, p1 = x;
+      for (int k = 2; k <= q; ++k) {
+        const double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      derivative = q * (x * p1 - p0) / (x * x - 1);
+      const double step = p1 / derivative;
+      x -= step;
+      if (std::fabs(step) < 1e-16) break;
+    }
+    nodes[i] = 0.5 * (x + 1);
+    weights[i] = 1 / ((1 - x * x) * derivative * derivative);  // 2 / (...) on [-1, 1], halved on [0, 1]
+  }
+}
+
+template <class View, class Vector>
+View upload(const char* label, const Vector& values) {
+  View view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
+  auto host = Kokkos::create_mirror_view(view);
+  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+using DoubleView = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;
+
+// Samples of every series sorted by n frac(multiple * df * t).
+template <class T>
+SortedSamples<T> sort_samples(const DeviceData<T>& data, double step, int multiple, std::int64_t n,
+                              const char* label) {
+  const auto t = Kokkos::create_mirror_view_and_copy(HostSpace(), data.t);
+  const auto w = Kokkos::create_mirror_view_and_copy(HostSpace(), data.w);
+  const auto wy = Kokkos::create_mirror_view_and_copy(HostSpace(), data.wy);
+  const auto offsets = Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets);
+  const std::size_t total = t.extent(0);
+  std::vector<double> position(total), sorted_position(total), sorted_t(total);
+  std::vector<T> sorted_w(total), sorted_wy(total);
+  std::vector<std::int64_t> order(total);
+  for (std::size_t j = 0; j < total; ++j) {
+    const double turns = multiple * step * t(j);
+    position[j] = static_cast<double>(n) * (turns - std::floor(turns));
+  }
+  for (std::size_t s = 0; s + 1 < offsets.extent(0); ++s) {
+    const auto first = order.begin() + offsets(s), last = order.begin() + offsets(s + 1);
+    std::iota(first, last, offsets(s));
+    std::stable_sort(first, last, [&](std::int64_t a, std::int64_t b) { return position[a] < position[b]; });
+  }
+  for (std::size_t i = 0; i < total; ++i) {
+    const std::int64_t j = order[i];
+    sorted_position[i] = position[j];
+    sorted_t[i] = t(j);
+    sorted_w[i] = w(j);
+    sorted_wy[i] = wy(j);
+  }
+  const std::string name(label);
+  SortedSamples<T> sorted;
+  sorted.position = upload<DoubleView>((name + "_position").c_str(), sorted_position);
+  sorted.t = upload<DoubleView>((name + "_t").c_str(), sorted_t);
+  sorted.w = upload<View1D<T>>((name + "_w").c_str(), sorted_w);
+  sorted.wy = upload<View1D<T>>((name + "_wy").c_str(), sorted_wy);
+  return sorted;
+}
+
+constexpr std::size_t grid_budget_bytes = std::size_t(512) << 20;
+
+template <class T, bool Weighted, bool FitMean>
+void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
+  const NufftLayout& layout = plan.layout;
+  const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  using Coefficients = NufftCoefficients<T, FitMean>;
+  const Coefficients coefficients{plan.once, plan.twice, layout, plan.c1, plan.c0, plan.c2};
+  using Index = Kokkos::IndexType<std::int64_t>;
+  Kokkos::parallel_for("lombscargle_nufft_coefficients",
+                       Kokkos::RangePolicy<ExecSpace, typename Coefficients::Once, Index>(0, layout.segments * samples),
+                       coefficients);
+  Kokkos::parallel_for("lombscargle_nufft_coefficients",
+                       Kokkos::RangePolicy<ExecSpace, typename Coefficients::Twice, Index>(0, layout.segments * samples),
+                       coefficients);
+  for (std::int64_t first = 0; first < series_count; first += plan.chunk_series) {
+    const std::int64_t chunk = std::min(plan.chunk_series, series_count - first);
+    using Spread = NufftSpread<T, FitMean>;
+    const Spread spread{plan.once, plan.twice, data.offsets, plan.c1, plan.c0, plan.c2, plan.grid, layout,
+                        plan.rows, first, plan.kernel.width, plan.run, static_cast<T>(plan.kernel.beta)};
+    const std::int64_t threads = chunk * layout.segments * (layout.fft.n / plan.run);
+    Kokkos::parallel_for("lombscargle_nufft_spread",
+                         Kokkos::RangePolicy<ExecSpace, typename Spread::Once, Index>(0, threads), spread);
+    Kokkos::parallel_for("lombscargle_nufft_spread",
+                         Kokkos::RangePolicy<ExecSpace, typename Spread::Twice, Index>(0, threads), spread);
+    const auto rows = Kokkos::subview(plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments *
+                                                                                      plan.rows.per_unit),
+                                      Kokkos::ALL);
+    fft_rows<T>(rows, plan.twiddle, layout.fft);
+    Kokkos::parallel_for("lombscargle_nufft_finish",
+                         Kokkos::RangePolicy<ExecSpace, Index>(0, chunk * layout.frequencies),
+                         NufftFinish<T, Weighted, FitMean>{data, plan.grid, plan.correction, layout, plan.rows, first});
+  }
+}
+
+}  // namespace
+
+template <class T>
+NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& grid, const Options& options) {
+  ProfilingRegion region("lombscargle/nufft_plan");
+  NufftPlan<T> plan;
+  plan.kernel = spreading_kernel_for(nufft_tolerance<T>(options));
+  const int team_length = fft_team_length<T>();
+  std::int64_t limit = fft_max_length(team_length);
+  if (options.nufft_grid_limit > 0) {
+    if (options.nufft_grid_limit < 64 || (options.nufft_grid_limit & (options.nufft_grid_limit - 1)) != 0)
+      throw InputError("nufft_grid_limit must be a power of two >= 64, got " +
+                       std::to_string(options.nufft_grid_limit));
+    limit = std::min<std::int64_t>(limit, options.nufft_grid_limit);
+  }
+  NufftLayout& layout = plan.layout;
+  layout.frequencies = static_cast<std::int64_t>(grid.size());
+  layout.first = grid.first;
+  layout.step = grid.step;
+  layout.modes = std::min(layout.frequencies, limit / 2);
+  layout.segments = (layout.frequencies + layout.modes - 1) / layout.modes;
+  std::int64_t n = 64;
+  while (n < 2 * layout.modes || n < 4 * plan.kernel.width) n *= 2;
+  layout.fft = fft_shape(n, team_length);
+  if (n > team_length && layout.fft.n1 > team_length)
+    throw InputError("internal: NUFFT grid of " + std::to_string(n) + " exceeds the FFT's two levels");
+
+  const bool fit_mean = options.form == Form::generalized && options.fit_mean;
+  plan.rows.per_unit = fit_mean ? 3 : 2;
+  plan.once = sort_samples(data, grid.step, 1, n, "lombscargle_nufft_once");
+  plan.twice = sort_samples(data, grid.step, 2, n, "lombscargle_nufft_twice");
+  const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
+  using Coefficients = Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace>;
+  const auto allocate = [&](const char* label, std::int64_t rows) {
+    return Coefficients(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, samples);
+  };
+  plan.c1 = allocate("lombscargle_nufft_c1", layout.segments);
+  plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
+  plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
+
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  const std::size_t per_series = static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
+  plan.chunk_series = std::clamp<std::int64_t>(static_cast<std::int64_t>(grid_budget_bytes / per_series), 1, series_count);
+  plan.grid = ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_grid")),
+                             plan.chunk_series * layout.segments * plan.rows.per_unit, n);
+  plan.run = std::is_same<MemSpace, HostSpace>::value ? 64 : 8;
+
+  std::vector<double> nodes, weights;
+  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
+  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
+      layout.modes / 2 + 1);
+  Kokkos::parallel_for(
+      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
+      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
+                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
+                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+  plan.twiddle = twiddle_table<T>(team_length);
+  return plan;
+}
+
+template <class T>
+void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options) {
+  if (options.form == Form::classic) run<T, false, false>(plan, data);
+  else if (options.fit_mean) run<T, true, true>(plan, data);
+  else run<T, true, false>(plan, data);
+}
+
+template NufftPlan<float> make_nufft_plan(const DeviceData<float>&, const FrequencyGrid&, const Options&);
+template NufftPlan<double> make_nufft_plan(const DeviceData<double>&, const FrequencyGrid&, const Options&);
+template void run_nufft(NufftPlan<float>&, const DeviceData<float>&, const Options&);
+template void run_nufft(NufftPlan<double>&, const DeviceData<double>&, const Options&);
+
+}  // namespace portasolve::lombscargle

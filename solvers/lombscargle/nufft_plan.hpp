@@ -1,0 +1,35 @@
+#pragma once
+// What the NUFFT algorithm keeps between launches (built by the first one)
+// and its launch; internal to the solver's translation units.
+#include <cstdint>
+
+#include "solvers/lombscargle/grid.hpp"
+#include "solvers/lombscargle/nufft.hpp"
+#include "solvers/lombscargle/options.hpp"
+
+namespace portasolve::lombscargle {
+
+template <class T>
+struct NufftPlan {
+  NufftLayout layout;
+  SpreadingKernel kernel;
+  SortedSamples<T> once, twice;
+  Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
+  ComplexRows<T> grid;  // (series in chunk x segment x sum, n)
+  Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction;
+  Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle;
+  SumRows rows;
+  std::int64_t chunk_series;  // series whose grids are held at once
+  int run;                    // grid points a spreading thread owns
+};
+
+// Sorts the samples by grid position, tabulates the correction and the
+// twiddles, and allocates the grids.
+template <class T>
+NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& grid, const Options& options);
+
+// Every series' power on the plan's grid.
+template <class T>
+void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options);
+
+}  // namespace portasolve::lombscargle
