@@ -11,6 +11,7 @@
 
 #include "core/math.hpp"
 #include "core/spaces.hpp"
+#include "core/unroll.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -72,30 +73,68 @@ struct TeamFft {
   Kokkos::View<const Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle;  // of length shape.team_length
   FftShape shape;
 
+  // Scratch slot of element i: one pad slot per 8 elements, so the groups
+  // of the first stages (8 elements a thread, 8 apart) fall in distinct banks.
+  KOKKOS_INLINE_FUNCTION static int slot(int i) { return i + (i >> 3); }
+  KOKKOS_INLINE_FUNCTION static int padded(int length) { return slot(length); }
+
+  // R = 2^r consecutive radix-2 stages (halves h, 2h, .. R h / 2) at once on
+  // groups of R elements in registers: the elements that differ only in the
+  // bits h .. R h / 2 of their index are closed under those stages, so each
+  // thread reads and writes back its own group (in place, one barrier).
+  template <int R>
+  KOKKOS_INLINE_FUNCTION void stages(const Member& team, const Scratch& x, int count, int length, int h) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * length / R), [&](const int g) {
+      const int p = g % h, base = (g / h) * (R * h) + p;
+      Complex<T> v[R];
+      PORTASOLVE_UNROLL
+      for (int k = 0; k < R; ++k) v[k] = x(slot(base + k * h));
+      PORTASOLVE_UNROLL
+      for (int q = 1; q < R; q *= 2) {  // the stage of half q h
+        const int stride = shape.team_length / (2 * q * h);
+        Complex<T> w[R / 2];
+        PORTASOLVE_UNROLL
+        for (int m = 0; m < q; ++m) w[m] = twiddle((p + m * h) * stride);
+        PORTASOLVE_UNROLL
+        for (int k = 0; k < R; ++k) {
+          if (k & q) continue;
+          const Complex<T> u = v[k], t = w[k % q] * v[k + q];
+          v[k] = u + t;
+          v[k + q] = u - t;
+        }
+      }
+      PORTASOLVE_UNROLL
+      for (int k = 0; k < R; ++k) x(slot(base + k * h)) = v[k];
+    });
+    team.team_barrier();
+  }
+
   // count transforms of `length` back to back in x, input in bit-reversed
-  // order: radix-2 decimation in time, a barrier per stage.
+  // order: radix-2 decimation in time, three stages per pass.
   KOKKOS_INLINE_FUNCTION void butterflies(const Member& team, const Scratch& x, int count, int length) const {
-    for (int half = 1; half < length; half *= 2) {
-      const int stride = shape.team_length / (2 * half);
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count * length / 2), [&](const int b) {
-        const int position = b % half;
-        const int top = (b / half) * 2 * half + position;
-        const Complex<T> u = x(top), v = twiddle(position * stride) * x(top + half);
-        x(top) = u + v;
-        x(top + half) = u - v;
-      });
-      team.team_barrier();
+    int h = 1;
+    for (int left = log2_of(length); left > 0;) {
+      if (left >= 3) {
+        stages<8>(team, x, count, length, h);
+        h *= 8, left -= 3;
+      } else if (left == 2) {
+        stages<4>(team, x, count, length, h);
+        h *= 4, left -= 2;
+      } else {
+        stages<2>(team, x, count, length, h);
+        h *= 2, left -= 1;
+      }
     }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Whole, const Member& team) const {
-    Scratch x(team.team_scratch(0), shape.n2);
+    Scratch x(team.team_scratch(0), padded(shape.n2));
     const int row = team.league_rank(), bits = log2_of(shape.n2);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2),
-                         [&](const int j) { x(reverse_bits(j, bits)) = data(row, j); });
+                         [&](const int j) { x(slot(reverse_bits(j, bits))) = data(row, j); });
     team.team_barrier();
     butterflies(team, x, 1, shape.n2);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2), [&](const int k) { data(row, k) = x(k); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2), [&](const int k) { data(row, k) = x(slot(k)); });
   }
 
   // Columns j2 in [first, first + C): x[n2 j1 + j2] over j1, then the
@@ -104,10 +143,10 @@ struct TeamFft {
     const int columns = shape.columns_per_team, groups = shape.n2 / columns;
     const int row = team.league_rank() / groups, first = (team.league_rank() % groups) * columns;
     const int bits = log2_of(shape.n1);
-    Scratch x(team.team_scratch(0), columns * shape.n1);
+    Scratch x(team.team_scratch(0), padded(columns * shape.n1));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, columns * shape.n1), [&](const int e) {
       const int column = e % columns, j1 = e / columns;
-      x(column * shape.n1 + reverse_bits(j1, bits)) =
+      x(slot(column * shape.n1 + reverse_bits(j1, bits))) =
           data(row, static_cast<std::int64_t>(j1) * shape.n2 + first + column);
     });
     team.team_barrier();
@@ -117,7 +156,7 @@ struct TeamFft {
       const std::int64_t j2 = first + column;
       T s, c;
       math::sincos_turns(static_cast<T>((j2 * k1) % shape.n) / static_cast<T>(shape.n), s, c);
-      data(row, k1 * shape.n2 + j2) = x(column * shape.n1 + k1) * Complex<T>(c, s);
+      data(row, k1 * shape.n2 + j2) = x(slot(column * shape.n1 + k1)) * Complex<T>(c, s);
     });
   }
 
@@ -125,12 +164,13 @@ struct TeamFft {
     const int row = team.league_rank() / shape.n1;
     const std::int64_t base = static_cast<std::int64_t>(team.league_rank() % shape.n1) * shape.n2;
     const int bits = log2_of(shape.n2);
-    Scratch x(team.team_scratch(0), shape.n2);
+    Scratch x(team.team_scratch(0), padded(shape.n2));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2),
-                         [&](const int j) { x(reverse_bits(j, bits)) = data(row, base + j); });
+                         [&](const int j) { x(slot(reverse_bits(j, bits))) = data(row, base + j); });
     team.team_barrier();
     butterflies(team, x, 1, shape.n2);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2), [&](const int k) { data(row, base + k) = x(k); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, shape.n2),
+                         [&](const int k) { data(row, base + k) = x(slot(k)); });
   }
 };
 
@@ -141,7 +181,7 @@ int fft_team_length(int cap = 0) {
   using Scratch = typename TeamFft<T>::Scratch;
   const std::size_t limit = static_cast<std::size_t>(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0));
   int length = 2;
-  while (Scratch::shmem_size(2 * length) <= limit && (cap == 0 || 2 * length <= cap)) length *= 2;
+  while (Scratch::shmem_size(TeamFft<T>::padded(2 * length)) <= limit && (cap == 0 || 2 * length <= cap)) length *= 2;
   return length;
 }
 
@@ -172,7 +212,7 @@ void fft_rows(const ComplexRows<T>& data, const Kokkos::View<const Complex<T>*, 
   using Fft = TeamFft<T>;
   const int rows = static_cast<int>(data.extent(0));
   const int team = std::is_same<MemSpace, HostSpace>::value ? 1 : 256;
-  const auto scratch = Kokkos::PerTeam(Fft::Scratch::shmem_size(shape.team_length));
+  const auto scratch = Kokkos::PerTeam(Fft::Scratch::shmem_size(Fft::padded(shape.team_length)));
   const Fft fft{data, twiddle, shape};
   if (!shape.two_level()) {
     Kokkos::parallel_for("lombscargle_fft", typename Fft::template Policy<typename Fft::Whole>(rows, team)

@@ -110,17 +110,20 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
                        coefficients);
   for (std::int64_t first = 0; first < series_count; first += plan.chunk_series) {
     const std::int64_t chunk = std::min(plan.chunk_series, series_count - first);
+    const std::int64_t first_sample = plan.offsets[first], chunk_samples = plan.offsets[first + chunk] - first_sample;
+    const auto rows = Kokkos::subview(plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments *
+                                                                                      plan.rows.per_unit),
+                                      Kokkos::ALL);
+    Kokkos::deep_copy(rows, Complex<T>(0));
     using Spread = NufftSpread<T, FitMean>;
-    const Spread spread{plan.once, plan.twice, data.offsets, plan.c1, plan.c0, plan.c2, plan.grid, layout,
-                        plan.rows, first, plan.kernel.width, plan.run, static_cast<T>(plan.kernel.beta)};
-    const std::int64_t threads = chunk * layout.segments * (layout.fft.n / plan.run);
+    const Spread spread{plan.once,  plan.twice, data.offsets, plan.series_of,       plan.c1,
+                        plan.c0,    plan.c2,    plan.grid,    layout,               plan.rows,
+                        first,      first_sample, chunk_samples, plan.kernel.width, static_cast<T>(plan.kernel.beta)};
+    const std::int64_t threads = layout.segments * chunk_samples * 3 * plan.kernel.width;
     Kokkos::parallel_for("lombscargle_nufft_spread",
                          Kokkos::RangePolicy<ExecSpace, typename Spread::Once, Index>(0, threads), spread);
     Kokkos::parallel_for("lombscargle_nufft_spread",
                          Kokkos::RangePolicy<ExecSpace, typename Spread::Twice, Index>(0, threads), spread);
-    const auto rows = Kokkos::subview(plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments *
-                                                                                      plan.rows.per_unit),
-                                      Kokkos::ALL);
     fft_rows<T>(rows, plan.twiddle, layout.fft);
     Kokkos::parallel_for("lombscargle_nufft_finish",
                          Kokkos::RangePolicy<ExecSpace, Index>(0, chunk * layout.frequencies),
@@ -173,7 +176,12 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.chunk_series = std::clamp<std::int64_t>(static_cast<std::int64_t>(grid_budget_bytes / per_series), 1, series_count);
   plan.grid = ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_grid")),
                              plan.chunk_series * layout.segments * plan.rows.per_unit, n);
-  plan.run = std::is_same<MemSpace, HostSpace>::value ? 64 : 8;
+  const auto offsets = Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets);
+  plan.offsets.assign(offsets.data(), offsets.data() + offsets.extent(0));
+  std::vector<int> series_of(static_cast<std::size_t>(samples));
+  for (std::int64_t s = 0; s < series_count; ++s)
+    std::fill(series_of.begin() + plan.offsets[s], series_of.begin() + plan.offsets[s + 1], static_cast<int>(s));
+  plan.series_of = upload<Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>>("lombscargle_nufft_series", series_of);
 
   std::vector<double> nodes, weights;
   gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);

@@ -87,66 +87,70 @@ struct NufftCoefficients {
 };
 
 // Spreading as a gather, so no atomics and the same sums in the same order
-// on every backend: a thread owns `run` consecutive grid points of one
-// (series, segment) and walks that series' samples in position order. The
-// samples are read as a periodic sequence (position - n, position,
-// position + n) so windows that cross the grid's ends need no special case.
+// on every backend. The grid is zeroed first; then only the points some
+// sample's window reaches are written, each by one thread: the one of the
+// first sample, in position order, whose window holds it. That thread sums
+// the window's samples in order. A series' samples are read as a periodic
+// sequence (position - n, position, position + n: e in [0, 3 count)) so
+// windows crossing the grid's ends need no special case. Threads: (segment,
+// sample of the chunk, copy of the sequence, point of the window).
 template <class T, bool FitMean>
 struct NufftSpread {
   struct Once {};
   struct Twice {};
   SortedSamples<T> once, twice;
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> offsets;
+  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
   Kokkos::View<const Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
   ComplexRows<T> grid;
   NufftLayout layout;
   SumRows rows;
-  std::int64_t first_series;  // of this chunk
-  int width, run;
+  std::int64_t first_series, first_sample, chunk_samples;  // of this chunk
+  int width;
   T beta;
 
   template <class Tag>
   KOKKOS_INLINE_FUNCTION void operator()(Tag, const std::int64_t index) const {
     constexpr bool once_kind = std::is_same<Tag, Once>::value;
     const SortedSamples<T>& samples = once_kind ? once : twice;
-    const std::int64_t n = layout.fft.n, runs = n / run;
-    const std::int64_t unit = index / runs, l0 = (index % runs) * run;
-    const std::int64_t series = first_series + unit / layout.segments, segment = unit % layout.segments;
+    const int offset = static_cast<int>(index % width);
+    std::int64_t rest = index / width;
+    const int copy = static_cast<int>(rest % 3);
+    rest /= 3;
+    const std::int64_t sample = first_sample + rest % chunk_samples, segment = rest / chunk_samples;
+    const int series = series_of(sample);
     const std::int64_t begin = offsets(series), count = offsets(series + 1) - begin;
-    const auto extended = [&](std::int64_t e) {
-      return samples.position(begin + e % count) + static_cast<double>((e / count - 1) * n);
+    const double n = static_cast<double>(layout.fft.n), half = 0.5 * width;
+    const auto position = [&](std::int64_t e) {
+      const int block = (e >= count) + (e >= 2 * count);
+      return samples.position(begin + e - block * count) + (block - 1) * n;
     };
-    const double half = 0.5 * width;
-    // First e with extended(e) > l0 - half.
-    std::int64_t low = 0, high = 3 * count;
-    while (low < high) {
-      const std::int64_t middle = (low + high) / 2;
-      if (extended(middle) > static_cast<double>(l0) - half) high = middle;
-      else low = middle + 1;
-    }
+    const std::int64_t e = copy * count + (sample - begin);
+    const double x = position(e);
+    const double l = math::floor(x - half) + 1 + offset;  // the window's offset-th point
+    if (l >= x + half || l < 0 || l >= n) return;
+    if (e > 0 && l < position(e - 1) + half) return;  // an earlier sample owns it
     const T inverse_half = T(2) / static_cast<T>(width);
-    for (std::int64_t l = l0; l < l0 + run; ++l) {
-      while (low < 3 * count && extended(low) <= static_cast<double>(l) - half) ++low;
-      Complex<T> sum(0), sum0(0);
-      for (std::int64_t e = low; e < 3 * count; ++e) {
-        const double distance = extended(e) - static_cast<double>(l);
-        if (distance >= half) break;
-        const T weight = semicircle_exp(static_cast<T>(distance) * inverse_half, beta);
-        const std::int64_t j = begin + e % count;
-        if constexpr (once_kind) {
-          sum += weight * c1(segment, j);
-          if constexpr (FitMean) sum0 += weight * c0(segment, j);
-        } else {
-          sum += weight * c2(segment, j);
-        }
-      }
-      const std::int64_t row = unit * rows.per_unit;
+    Complex<T> sum(0), sum0(0);
+    for (std::int64_t f = e; f < 3 * count; ++f) {
+      const double distance = position(f) - l;
+      if (distance >= half) break;
+      const T weight = semicircle_exp(static_cast<T>(distance) * inverse_half, beta);
+      const std::int64_t block = (f >= count) + (f >= 2 * count), j = begin + f - block * count;
       if constexpr (once_kind) {
-        grid(row + SumRows::z1, l) = sum;
-        if constexpr (FitMean) grid(row + SumRows::z0, l) = sum0;
+        sum += weight * c1(segment, j);
+        if constexpr (FitMean) sum0 += weight * c0(segment, j);
       } else {
-        grid(row + SumRows::z2, l) = sum;
+        sum += weight * c2(segment, j);
       }
+    }
+    const std::int64_t row = ((series - first_series) * layout.segments + segment) * rows.per_unit;
+    const std::int64_t point = static_cast<std::int64_t>(l);
+    if constexpr (once_kind) {
+      grid(row + SumRows::z1, point) = sum;
+      if constexpr (FitMean) grid(row + SumRows::z0, point) = sum0;
+    } else {
+      grid(row + SumRows::z2, point) = sum;
     }
   }
 };

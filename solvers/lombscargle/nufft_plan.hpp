@@ -2,6 +2,7 @@
 // What the NUFFT algorithm keeps between launches (built by the first one)
 // and its launch; internal to the solver's translation units.
 #include <cstdint>
+#include <vector>
 
 #include "solvers/lombscargle/grid.hpp"
 #include "solvers/lombscargle/nufft.hpp"
@@ -14,13 +15,14 @@ struct NufftPlan {
   NufftLayout layout;
   SpreadingKernel kernel;
   SortedSamples<T> once, twice;
+  Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
+  std::vector<std::int64_t> offsets;                            // on the host
   Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
   ComplexRows<T> grid;  // (series in chunk x segment x sum, n)
   Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction;
   Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle;
   SumRows rows;
   std::int64_t chunk_series;  // series whose grids are held at once
-  int run;                    // grid points a spreading thread owns
 };
 
 // Sorts the samples by grid position, tabulates the correction and the
