@@ -9,6 +9,7 @@
 #include "core/profiling.hpp"
 #include "solvers/lombscargle/nufft_plan.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "solvers/lombscargle/upload.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -42,15 +43,6 @@ void gauss_legendre(int q, std::vector<double>& nodes, std::vector<double>& weig
     nodes[i] = 0.5 * (x + 1);
     weights[i] = 1 / ((1 - x * x) * derivative * derivative);  // 2 / (...) on [-1, 1], halved on [0, 1]
   }
-}
-
-template <class View, class Vector>
-View upload(const char* label, const Vector& values) {
-  View view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
-  auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
-  Kokkos::deep_copy(view, host);
-  return view;
 }
 
 using DoubleView = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;

@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/profiling.hpp"
 #include "solvers/lombscargle/state.hpp"
+#include "solvers/lombscargle/upload.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -96,15 +97,6 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
                                                 static_cast<T>(w_sum)});
   }
   return host;
-}
-
-template <class View, class Vector>
-View upload(const char* label, const Vector& values) {
-  View view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
-  auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
-  Kokkos::deep_copy(view, host);
-  return view;
 }
 
 template <class T, bool Weighted, bool FitMean>
