@@ -47,14 +47,29 @@ void gauss_legendre(int q, std::vector<double>& nodes, std::vector<double>& weig
 
 using DoubleView = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;
 
+template <class T>
+struct HostSamples {
+  Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace> t;
+  Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace> w, wy;
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace> offsets;
+};
+
+template <class T>
+HostSamples<T> to_host(const DeviceData<T>& data) {
+  return HostSamples<T>{Kokkos::create_mirror_view_and_copy(HostSpace(), data.t),
+                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.w),
+                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.wy),
+                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets)};
+}
+
 // Samples of every series sorted by n frac(multiple * df * t).
 template <class T>
-SortedSamples<T> sort_samples(const DeviceData<T>& data, double step, int multiple, std::int64_t n,
+SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multiple, std::int64_t n,
                               const char* label) {
-  const auto t = Kokkos::create_mirror_view_and_copy(HostSpace(), data.t);
-  const auto w = Kokkos::create_mirror_view_and_copy(HostSpace(), data.w);
-  const auto wy = Kokkos::create_mirror_view_and_copy(HostSpace(), data.wy);
-  const auto offsets = Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets);
+  const auto& t = host.t;
+  const auto& w = host.w;
+  const auto& wy = host.wy;
+  const auto& offsets = host.offsets;
   const std::size_t total = t.extent(0);
   std::vector<double> position(total), sorted_position(total), sorted_t(total);
   std::vector<T> sorted_w(total), sorted_wy(total);
@@ -132,7 +147,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.kernel = spreading_kernel_for(nufft_tolerance<T>(options));
   const int team_length = fft_team_length<T>();
   std::int64_t limit = fft_max_length(team_length);
-  if (options.nufft_grid_limit > 0) {
+  if (options.nufft_grid_limit != 0) {
     if (options.nufft_grid_limit < 64 || (options.nufft_grid_limit & (options.nufft_grid_limit - 1)) != 0)
       throw InputError("nufft_grid_limit must be a power of two >= 64, got " +
                        std::to_string(options.nufft_grid_limit));
@@ -147,13 +162,12 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   std::int64_t n = 64;
   while (n < 2 * layout.modes || n < 4 * plan.kernel.width) n *= 2;
   layout.fft = fft_shape(n, team_length);
-  if (n > team_length && layout.fft.n1 > team_length)
-    throw InputError("internal: NUFFT grid of " + std::to_string(n) + " exceeds the FFT's two levels");
 
   const bool fit_mean = options.form == Form::generalized && options.fit_mean;
   plan.rows.per_unit = fit_mean ? 3 : 2;
-  plan.once = sort_samples(data, grid.step, 1, n, "lombscargle_nufft_once");
-  plan.twice = sort_samples(data, grid.step, 2, n, "lombscargle_nufft_twice");
+  const HostSamples<T> host = to_host(data);
+  plan.once = sort_samples(host, grid.step, 1, n, "lombscargle_nufft_once");
+  plan.twice = sort_samples(host, grid.step, 2, n, "lombscargle_nufft_twice");
   const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
   using Coefficients = Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace>;
   const auto allocate = [&](const char* label, std::int64_t rows) {
@@ -168,8 +182,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.chunk_series = std::clamp<std::int64_t>(static_cast<std::int64_t>(grid_budget_bytes / per_series), 1, series_count);
   plan.grid = ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_grid")),
                              plan.chunk_series * layout.segments * plan.rows.per_unit, n);
-  const auto offsets = Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets);
-  plan.offsets.assign(offsets.data(), offsets.data() + offsets.extent(0));
+  plan.offsets.assign(host.offsets.data(), host.offsets.data() + host.offsets.extent(0));
   std::vector<int> series_of(static_cast<std::size_t>(samples));
   for (std::int64_t s = 0; s < series_count; ++s)
     std::fill(series_of.begin() + plan.offsets[s], series_of.begin() + plan.offsets[s + 1], static_cast<int>(s));

@@ -313,7 +313,7 @@ TEST(LombScargle, BadInputIsAnError) {
     expect_input_error(compute(good, nufft), "nufft_tolerance must be in (0, 1)");
   }
   nufft.nufft_tolerance = 0;
-  for (long long limit : {32LL, 1000LL}) {
+  for (long long limit : {-64LL, 32LL, 1000LL}) {
     nufft.nufft_grid_limit = limit;
     expect_input_error(compute(good, nufft), "nufft_grid_limit must be a power of two >= 64");
   }
