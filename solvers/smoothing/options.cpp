@@ -32,7 +32,7 @@ const std::vector<std::string>& separable_names() {
   return names;
 }
 const std::vector<std::string>& fused_kernel_names() {
-  static const std::vector<std::string> names{"auto", "streamed", "tiles"};
+  static const std::vector<std::string> names{"auto", "streamed", "tiles", "registers"};
   return names;
 }
 KernelKind kernel_from_name(const std::string& name) {
@@ -53,6 +53,7 @@ FusedKernel fused_kernel_from_name(const std::string& name) {
 std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
 std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }
 std::string name_of(Rounding rounding) { return rounding_names()[static_cast<std::size_t>(rounding)]; }
+std::string name_of(FusedKernel kernel) { return fused_kernel_names()[static_cast<std::size_t>(kernel)]; }
 
 int kernel_radius(const SmoothingOptions& options) {
   switch (options.kernel) {

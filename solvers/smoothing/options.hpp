@@ -29,10 +29,11 @@ enum class Rounding { floor, nearest };
 // otherwise. yes is refused for weighted matrices.
 enum class Separable { automatic, yes, no };
 
-// Fused launches: streamed bands (streaming.hpp: 2-D windows of radius 1, up
-// to 8 passes per launch) or tiles (fused.hpp: any window); auto streams
-// wherever it can.
-enum class FusedKernel { automatic, streamed, tiles };
+// Fused launches, up to 8 passes per launch for 2-D windows of radius 1:
+// register bands (register_bands.hpp; not with border wrap) or streamed bands
+// (streaming.hpp); tiles (fused.hpp) for any window. auto takes the first of
+// these that applies.
+enum class FusedKernel { automatic, streamed, tiles, registers };
 
 struct SmoothingOptions {
   KernelKind kernel = KernelKind::box;
@@ -62,7 +63,7 @@ const std::vector<std::string>& kernel_names();        // box, weighted, gaussia
 const std::vector<std::string>& border_names();        // keep, nearest, reflect, mirror, wrap, constant
 const std::vector<std::string>& rounding_names();      // floor, nearest
 const std::vector<std::string>& separable_names();     // auto, yes, no
-const std::vector<std::string>& fused_kernel_names();  // auto, streamed, tiles
+const std::vector<std::string>& fused_kernel_names();  // auto, streamed, tiles, registers
 KernelKind kernel_from_name(const std::string& name);
 BorderMode border_from_name(const std::string& name);
 Rounding rounding_from_name(const std::string& name);
@@ -71,6 +72,7 @@ FusedKernel fused_kernel_from_name(const std::string& name);
 std::string name_of(KernelKind kernel);
 std::string name_of(BorderMode border);
 std::string name_of(Rounding rounding);
+std::string name_of(FusedKernel kernel);
 
 // The kernel's radius r (box: radius; weighted: (size-1)/2; gaussian:
 // round(truncate * sigma)).

@@ -7,6 +7,7 @@
 
 #include "core/grid_range.hpp"
 #include "solvers/smoothing/launchers.hpp"
+#include "solvers/smoothing/register_bands.hpp"
 #include "solvers/smoothing/single_pass.hpp"
 #include "solvers/smoothing/taps.hpp"
 
@@ -66,34 +67,55 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
   const PingPong<Pixel> buffers{input, output, spare, report.launches};
 
-  // Fused launches: streamed bands for fixed-radius 2-D windows where the
-  // image is tall enough, tiles otherwise.
+  // Fused launches: register bands, else streamed bands, for fixed-radius
+  // 2-D windows where the image is tall enough; tiles otherwise.
   constexpr int StreamRadius = FixedRadius > 0 ? FixedRadius : 1;
   std::optional<FusedLauncher<Pixel, FixedRadius>> fused;
   std::optional<StreamingLauncher<Pixel, StreamRadius>> streamed;
+  std::optional<RegisterBandLauncher<Pixel>> registers;
   if (k > 1) {
     FusedSmoothing<Pixel, FixedRadius> tiles;
     tiles.taps = taps;
     tiles.border = border;
     tiles.separable = plan.separable;
+    const FusedKernel wanted = options.fused_kernel;
     const bool can_stream = FixedRadius > 0 && StreamingLauncher<Pixel, StreamRadius>::applicable(rows, k);
-    if (options.fused_kernel == FusedKernel::streamed && !can_stream)
+    const bool can_register = FixedRadius == 1 && RegisterBandLauncher<Pixel>::applicable(rows, k, options.border);
+    if (wanted == FusedKernel::streamed && !can_stream)
       throw std::invalid_argument(
           "fused_kernel streamed needs a 2-D window of radius 1, at most " + std::to_string(streamed_levels) +
           " passes per launch and an image taller than 2 x passes per launch rows; use tiles or auto");
+    if (wanted == FusedKernel::registers && (!can_register || options.tile_cols > 0))
+      throw std::invalid_argument(
+          "fused_kernel registers needs a 2-D window of radius 1, at most " + std::to_string(streamed_levels) +
+          " passes per launch, an image taller than 2 x passes per launch rows, a border other than wrap and "
+          "tile_cols 0 (its bands are as wide as the hardware's warps); use streamed, tiles or auto");
+    if constexpr (FixedRadius == 1) {
+      if (can_register && (wanted == FusedKernel::registers ||
+                           (wanted == FusedKernel::automatic && options.tile_cols == 0))) {
+        RegisterBandSmoothing<Pixel, streamed_levels> kernel;
+        kernel.taps = taps;
+        kernel.border = border;
+        registers.emplace(kernel, tiles, rows, cols, options, k);
+        report.fused_kernel = FusedKernel::registers;
+        report.tile_rows = registers->geometry().strip_rows;
+        report.tile_cols = registers->geometry().output_cols();
+      }
+    }
     if constexpr (FixedRadius > 0) {
-      if (can_stream && options.fused_kernel != FusedKernel::tiles) {
+      if (!registers && can_stream && wanted != FusedKernel::tiles) {
         StreamingSmoothing<Pixel, StreamRadius, streamed_levels> kernel;
         kernel.taps = taps;
         kernel.border = border;
         streamed.emplace(kernel, tiles, rows, cols, options, k);
-        report.streamed = true;
+        report.fused_kernel = FusedKernel::streamed;
         report.tile_rows = streamed->geometry().strip_rows;
         report.tile_cols = streamed->geometry().output_cols();
       }
     }
-    if (!streamed) {
+    if (!registers && !streamed) {
       fused.emplace(tiles, cols, options.tile_rows, options.tile_cols, k, 0, static_cast<int>(rows));
+      report.fused_kernel = FusedKernel::tiles;
       report.tile_rows = fused->geometry().tile_rows;
       report.tile_cols = fused->geometry().tile_cols;
     }
@@ -109,7 +131,9 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     const View2D<const Pixel> from = buffers.source(launch);
     const View2D<Pixel> to = buffers.target(launch);
     const int passes = static_cast<int>(std::min<std::int64_t>(k, options.passes - done));
-    if (streamed) {
+    if (registers) {
+      registers->launch(from, to, passes);
+    } else if (streamed) {
       streamed->launch(from, to, passes);
     } else if (fused) {
       fused->launch(from, to, passes);

@@ -16,7 +16,7 @@ struct SmoothReport {
   int radius = 0;
   bool separable = false;
   int passes_per_launch = 1;         // > 1: fused in team scratch
-  bool streamed = false;             // fused: streamed bands (else tiles)
+  FusedKernel fused_kernel = FusedKernel::automatic;  // fused launches: the kernel (automatic: none)
   int tile_rows = 0, tile_cols = 0;  // fused launches: pixels a team writes
 };
 

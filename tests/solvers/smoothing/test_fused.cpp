@@ -32,8 +32,13 @@ void check_fused_equals_single(double low, double high) {
       options.passes = 7;
       options.passes_per_launch = 1;
       const HostImage single = run<Pixel>(image, options);
+      const bool window3x3 = options.kernel != KernelKind::gaussian && kernel_radius(options) == 1;
       for (const auto& [k, tile_rows, tile_cols] : {std::tuple{3, 9, 13}, std::tuple{4, 16, 7}, std::tuple{7, 0, 0}})
-        for (const FusedKernel kind : {FusedKernel::automatic, FusedKernel::tiles}) {
+        for (const FusedKernel kind :
+             {FusedKernel::automatic, FusedKernel::tiles, FusedKernel::streamed, FusedKernel::registers}) {
+          const bool registers_apply = window3x3 && mode != BorderMode::wrap && tile_cols == 0;
+          if ((kind == FusedKernel::streamed && !window3x3) || (kind == FusedKernel::registers && !registers_apply))
+            continue;
           options.passes_per_launch = k;
           options.tile_rows = tile_rows;
           options.tile_cols = tile_cols;
@@ -41,13 +46,18 @@ void check_fused_equals_single(double low, double high) {
           SmoothReport report;
           const HostImage fused = run<Pixel>(image, options, &report);
           ASSERT_EQ(report.passes_per_launch, k);
-          // auto streams bands for 3x3 windows (the rows near the top and
-          // bottom edges go to tiles); other windows use tiles everywhere.
-          EXPECT_EQ(report.streamed, kind == FusedKernel::automatic && report.radius == 1 && !report.separable);
+          // auto: register bands for 3x3 windows unless the border wraps or
+          // a band width is asked for, then streamed bands (the rows near the
+          // top and bottom edges go to tiles); tiles for other windows.
+          const FusedKernel expected = kind != FusedKernel::automatic ? kind
+                                       : registers_apply              ? FusedKernel::registers
+                                       : window3x3                    ? FusedKernel::streamed
+                                                                      : FusedKernel::tiles;
+          EXPECT_EQ(report.fused_kernel, expected);
           EXPECT_EQ(report.launches, (7 + k - 1) / k);
           EXPECT_EQ(max_abs_difference(fused, single), 0)
-              << name_of(options.kernel) << " r " << report.radius << ", " << name_of(mode) << ", k " << k
-              << (report.streamed ? ", streamed " : ", tiles ") << report.tile_rows << "x" << report.tile_cols;
+              << name_of(options.kernel) << " r " << report.radius << ", " << name_of(mode) << ", k " << k << ", "
+              << name_of(report.fused_kernel) << " " << report.tile_rows << "x" << report.tile_cols;
         }
     }
 }
@@ -68,23 +78,31 @@ TEST(SmoothingFused, AutomaticChoiceStillMatchesReference) {
   EXPECT_LT(max_abs_difference(run<double>(image, options), expected), 1e-13);
 }
 
-// Several strips and bands, halos of 8 rows and columns, every level of a
-// full launch, and a last launch with fewer passes.
-TEST(SmoothingFused, StreamedBandsOnALargerImage) {
-  const HostImage image = random_image(150, 97, 0, 1, 15, false);
-  for (const BorderMode mode : {BorderMode::reflect, BorderMode::wrap, BorderMode::keep}) {
-    SmoothingOptions options = weighted({1, 2, 1, 2, 4, 2, 1, 2, 1}, mode);
-    options.passes = 13;
-    options.passes_per_launch = 1;
-    const HostImage single = run<float>(image, options);
-    options.passes_per_launch = 8;
-    options.tile_rows = 40;
-    options.tile_cols = 30;
-    SmoothReport report;
-    EXPECT_EQ(max_abs_difference(run<float>(image, options, &report), single), 0) << name_of(mode);
-    EXPECT_TRUE(report.streamed);
-    EXPECT_EQ(report.launches, 2);
-  }
+// Several strips and bands (GPUs: 3 register bands, hosts: 7), halos of 8
+// rows and columns, every level of a full launch, and a last launch with
+// fewer passes.
+TEST(SmoothingFused, BandsOnALargerImage) {
+  const HostImage image = random_image(150, 300, 0, 1, 15, false);
+  for (const BorderMode mode : {BorderMode::reflect, BorderMode::wrap, BorderMode::keep, BorderMode::mirror,
+                                BorderMode::constant, BorderMode::nearest})
+    for (const bool unit : {false, true})
+      for (const FusedKernel kind : {FusedKernel::streamed, FusedKernel::registers}) {
+        if (kind == FusedKernel::registers && mode == BorderMode::wrap) continue;
+        SmoothingOptions options = unit ? box(1, mode) : weighted({1, 2, 1, 2, 4, 2, 1, 2, 1}, mode);
+        options.constant_value = 0.3;
+        options.passes = 13;
+        options.passes_per_launch = 1;
+        const HostImage single = run<float>(image, options);
+        options.passes_per_launch = 8;
+        options.tile_rows = 40;
+        options.tile_cols = kind == FusedKernel::streamed ? 30 : 0;
+        options.fused_kernel = kind;
+        SmoothReport report;
+        EXPECT_EQ(max_abs_difference(run<float>(image, options, &report), single), 0)
+            << name_of(mode) << ", " << name_of(kind) << (unit ? ", box" : ", weighted");
+        EXPECT_EQ(report.fused_kernel, kind);
+        EXPECT_EQ(report.launches, 2);
+      }
 }
 
 TEST(SmoothingFused, StreamedWhereItCannotBeIsAClearError) {
@@ -104,6 +122,35 @@ TEST(SmoothingFused, StreamedWhereItCannotBeIsAClearError) {
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("fused_kernel streamed"), std::string::npos) << error.what();
   }
+}
+
+TEST(SmoothingFused, RegistersWhereTheyCannotBeIsAClearError) {
+  const HostImage image = random_image(30, 30, 0, 1, 16, false);
+  SmoothingOptions options = box(1, BorderMode::reflect, 8);
+  options.passes_per_launch = 8;
+  options.fused_kernel = FusedKernel::registers;
+  EXPECT_NO_THROW(run<float>(image, options));
+  const auto refused = [&](const SmoothingOptions& bad) {
+    try {
+      run<float>(image, bad);
+      ADD_FAILURE() << "no error";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("fused_kernel registers"), std::string::npos) << error.what();
+    }
+  };
+  SmoothingOptions bad = options;
+  bad.border = BorderMode::wrap;
+  refused(bad);
+  bad = options;
+  bad.tile_cols = 20;
+  refused(bad);
+  bad = options;
+  bad.passes = bad.passes_per_launch = 9;
+  refused(bad);
+  bad = box(2, BorderMode::reflect, 4);
+  bad.passes_per_launch = 4;
+  bad.fused_kernel = FusedKernel::registers;
+  refused(bad);
 }
 
 TEST(SmoothingFused, TileBeyondTeamScratchIsAClearError) {
