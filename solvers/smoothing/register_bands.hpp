@@ -101,7 +101,6 @@ struct RegisterBandSmoothing {
     int first, last;            // output rows [first, last)
     int start;                  // the row level 0 takes at step 0
     int cols;                   // image width
-    bool at_edge;               // a column of the lane is the image's first or last
   };
 
   // The pending window sums of one level: upper[c] is the output row above
@@ -154,8 +153,10 @@ struct RegisterBandSmoothing {
   }
 
   // One level: v holds the lane's pixels of the level below on entry and
-  // this level's pixels of `row` on return.
-  template <bool Unit>
+  // this level's pixels of `row` on return. Edge: the band holds the image's
+  // first or last column (a warp-wide choice, so that the bands inside the
+  // image run without the border's checks).
+  template <bool Unit, bool Edge>
   KOKKOS_INLINE_FUNCTION void level(Pixel (&v)[columns], Pending& pending, const Place& place, const int row) const {
     Pixel left[columns], right[columns];
     left[0] = static_cast<Pixel>(from_lane_below(static_cast<Exchanged>(v[columns - 1])));
@@ -165,7 +166,7 @@ struct RegisterBandSmoothing {
       left[c] = v[c - 1];
       right[c - 1] = v[c];
     }
-    if (place.at_edge) {
+    if constexpr (Edge) {
       PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) {
         const int j = place.first_col + c;
@@ -177,11 +178,13 @@ struct RegisterBandSmoothing {
     PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       v[c] = taps.finish(feed<Unit>(pending.upper[c], pending.lower[c], left[c], v[c], right[c]));
-    if (place.at_edge && border.mode == BorderMode::keep && row >= 0) {
-      PORTASOLVE_UNROLL
-      for (int c = 0; c < columns; ++c) {
-        const int j = place.first_col + c;
-        if (j == 0 || j == place.cols - 1) v[c] = in(row, j);
+    if constexpr (Edge) {
+      if (border.mode == BorderMode::keep && row >= 0) {
+        PORTASOLVE_UNROLL
+        for (int c = 0; c < columns; ++c) {
+          const int j = place.first_col + c;
+          if (j == 0 || j == place.cols - 1) v[c] = in(row, j);
+        }
       }
     }
   }
@@ -202,7 +205,7 @@ struct RegisterBandSmoothing {
     }
   }
 
-  template <bool Unit>
+  template <bool Unit, bool Edge>
   KOKKOS_INLINE_FUNCTION void walk(const Place& place) const {
     Pending pending[Levels];
     PORTASOLVE_UNROLL
@@ -219,7 +222,7 @@ struct RegisterBandSmoothing {
       if (t + 1 < steps) load(next, place, place.start + t + 1);  // a step ahead, to hide its latency
       PORTASOLVE_UNROLL
       for (int p = 1; p <= Levels; ++p)
-        if (p <= passes) level<Unit>(v, pending[p - 1], place, place.start + t - p);
+        if (p <= passes) level<Unit, Edge>(v, pending[p - 1], place, place.start + t - p);
       // Levels finish rows from t = 2 passes on; before that their windows reach above the strip.
       if (t >= 2 * passes) store(v, place, place.start + t - passes);
     }
@@ -238,12 +241,19 @@ struct RegisterBandSmoothing {
       place.last = place.first + g.strip_rows < g.last_row ? place.first + g.strip_rows : g.last_row;
       place.start = place.first - passes;
       place.cols = static_cast<int>(in.extent(1));
-      place.at_edge = (place.first_col <= 0 && place.first_col + columns > 0) ||
-                      (place.first_col < place.cols && place.first_col + columns >= place.cols);
-      if (taps.unit_weights)
-        walk<true>(place);
-      else
-        walk<false>(place);
+      const int band_first_col = place.first_col - place.band_col;
+      const bool edge = band_first_col <= 0 || band_first_col + g.band_cols() >= place.cols;
+      if (taps.unit_weights) {
+        if (edge)
+          walk<true, true>(place);
+        else
+          walk<true, false>(place);
+      } else {
+        if (edge)
+          walk<false, true>(place);
+        else
+          walk<false, false>(place);
+      }
     });
   }
 };
