@@ -77,7 +77,11 @@ struct RegisterBandGeometry {
 
 template <class Pixel, int Levels>
 struct RegisterBandSmoothing {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  // Measured on an H100 (BENCHMARKS.md): uncapped, a thread took 146
+  // registers and an SM held 12 warps; capped at 128 (four teams of 128 an
+  // SM), 16 warps and a launch 1.1x faster, results unchanged.
+  enum { team_threads = 128 };
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<team_threads, 4>>;
   using Member = typename Policy::member_type;
   using Sum = typename DeviceTaps<Pixel>::Sum;
   // Measured on an H100 (BENCHMARKS.md): 4 float columns a lane keep the
@@ -267,8 +271,9 @@ class RegisterBandLauncher {
   using Tiles = FusedLauncher<Pixel, 1>;
 
  public:
-  // Output rows per band and bands per team: measured on an H100 (BENCHMARKS.md).
-  enum { preferred_strip = 512, bands_per_team = 4 };
+  // Output rows per band: measured on an H100 (BENCHMARKS.md: 64 and 128
+  // alike, 256 1.09x slower, 512 1.4x uncapped; shorter strips recompute more halo rows).
+  enum { preferred_strip = 128 };
 
   static bool applicable(std::int64_t rows, int k, BorderMode mode) {
     return k <= streamed_levels && rows > 2 * k && mode != BorderMode::wrap;
@@ -290,7 +295,7 @@ class RegisterBandLauncher {
     // serves column 0), as do the last band's columns past the right edge.
     g.bands = ceil_div(cols, g.output_cols());
     g.strips = ceil_div(g.last_row - g.first_row, g.strip_rows);
-    const int team = host_execution ? 1 : bands_per_team;
+    const int team = host_execution ? 1 : Kernel::team_threads / band_lanes;
     policy_ = Policy(ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
   }
 

@@ -16,8 +16,9 @@ namespace portasolve::smoothing {
 namespace {
 
 // Fused passes per launch when the options leave it to us. Measured
-// (BENCHMARKS.md): on an H100, 8 streamed 3x3 passes cost 0.57 ms a pass
-// against 1.01 ms for separate launches (which already run at the copy bandwidth);
+// (BENCHMARKS.md): on an H100, 8 3x3 passes in register bands cost 0.21 ms a
+// pass against 1.01 ms for separate launches (which already run at the copy
+// bandwidth);
 // other kernels are not measured yet and launch every pass, as hosts do
 // (their caches already hold a pass's rows).
 int automatic_passes_per_launch(int radius, bool separable) {
