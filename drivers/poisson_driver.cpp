@@ -33,7 +33,11 @@ void add_poisson_schema(config::Schema& schema) {
       .at_most(1);
   schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
       .default_value(8).at_least(1);
-  schema.add("poisson.blocked.tile_rows", Kind::Integer, "jacobi_blocked: tile height (0: largest that fits)")
+  schema.add("poisson.blocked.kernel", Kind::Choice,
+             "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, or auto")
+      .choices(poisson::blocked_kernel_names()).default_value("auto");
+  schema.add("poisson.blocked.tile_rows", Kind::Integer,
+             "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 128)")
       .default_value(0).at_least(0);
   schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
       .default_value(0).at_least(0);
@@ -66,6 +70,7 @@ poisson::SolverOptions solver_options(const config::Config& config) {
   options.check_every = config.integer("poisson.check_every");
   options.omega = config.real("poisson.omega");
   options.sweeps_per_launch = static_cast<int>(config.integer("poisson.blocked.sweeps_per_launch"));
+  options.blocked_kernel = ps::blocked_kernel_from_name(config.string("poisson.blocked.kernel"));
   options.tile_rows = static_cast<int>(config.integer("poisson.blocked.tile_rows"));
   options.tile_cols = static_cast<int>(config.integer("poisson.blocked.tile_cols"));
   options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
@@ -143,7 +148,10 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
       report = ps::solve(x, rhs, options, on_check);
     } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
       const bool blocked = options.method == ps::Method::jacobi_blocked;
-      const std::string key = blocked ? "poisson.blocked.sweeps_per_launch" : "poisson.solver";
+      const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
+      const std::string key = !blocked        ? "poisson.solver"
+                              : about_kernel ? "poisson.blocked.kernel"
+                                             : "poisson.blocked.sweeps_per_launch";
       throw ConfigError(config.where(key), key, error.what(),
                         blocked ? "a smaller tile or fewer sweeps per launch" : "");
     }
@@ -220,6 +228,8 @@ void run_typed(RunContext& context) {
   output.write_dataset("residual_history", history.data(), h5::Dims{report.history.size(), 2});
   output.set_attribute("columns", "iteration, relative residual ||B - L X|| / ||B - L X_0||", "residual_history");
   output.set_attribute("solver", config.string("poisson.solver"));
+  if (options.method == ps::Method::jacobi_blocked)
+    output.set_attribute("blocked_kernel", ps::name_of(ps::chosen_blocked_kernel(options)));
   output.set_attribute("iterations", report.iterations);
   output.set_attribute("relative_residual", report.relative_residual);
   output.set_attribute("reference_norm", report.reference_norm);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "solvers/poisson/jacobi_blocked.hpp"
+#include "solvers/poisson/jacobi_registers.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/stencil.hpp"
 
@@ -63,6 +64,41 @@ class BlockedLauncher {
   typename BlockedJacobi<T>::Policy policy_;
 };
 
+template <class T>
+class BandLauncher {
+  using Kernel = JacobiRegisterBands<T, register_band_sweeps>;
+  using Policy = typename Kernel::Policy;
+
+ public:
+  // Interior rows a band writes: measured on an H100 (BENCHMARKS.md).
+  enum { preferred_strip = 128 };
+
+  BandLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options) {
+    JacobiBandGeometry& g = geometry_;
+    g.columns = Kernel::columns;
+    g.halo = options.sweeps_per_launch;
+    if (g.output_cols() < 1)
+      throw std::invalid_argument("jacobi_blocked: a band of " + std::to_string(g.band_cols()) +
+                                  " columns cannot carry " + std::to_string(g.halo) + " sweeps per launch");
+    g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); };
+    g.bands = ceil_div(cols - 2, g.output_cols());
+    g.strips = ceil_div(rows - 2, g.strip_rows);
+    const int team = host_execution ? 1 : Kernel::team_threads / band_lanes;
+    policy_ = Policy(ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
+  }
+
+  void launch(const View2D<T>& x, const View2D<T>& x_next, const View2D<T>& rhs, T omega, bool weighted,
+              int sweeps) const {
+    Kokkos::parallel_for("poisson_jacobi_register_bands", policy_,
+                         Kernel{x, x_next, rhs, omega, weighted, geometry_, sweeps});
+  }
+
+ private:
+  JacobiBandGeometry geometry_;
+  Policy policy_;
+};
+
 }  // namespace
 
 template <class T>
@@ -75,7 +111,11 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
   const bool weighted = options.omega != 1;
   const bool blocked = options.method == Method::jacobi_blocked;
   std::optional<BlockedLauncher<T>> blocked_launcher;
-  if (blocked) blocked_launcher.emplace(rows, cols, options);
+  std::optional<BandLauncher<T>> band_launcher;
+  if (blocked && chosen_blocked_kernel(options) == BlockedKernel::registers)
+    band_launcher.emplace(rows, cols, options);
+  else if (blocked)
+    blocked_launcher.emplace(rows, cols, options);
 
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
@@ -83,8 +123,11 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
     while (done < check) {
       if (blocked) {
         const int sweeps = static_cast<int>(std::min<std::int64_t>(options.sweeps_per_launch, check - done));
-        blocked_launcher->launch(
-            BlockedJacobi<T>{current, next, rhs, omega, weighted, blocked_launcher->geometry(), sweeps});
+        if (band_launcher)
+          band_launcher->launch(current, next, rhs, omega, weighted, sweeps);
+        else
+          blocked_launcher->launch(
+              BlockedJacobi<T>{current, next, rhs, omega, weighted, blocked_launcher->geometry(), sweeps});
         done += sweeps;
       } else {
         for_interior("poisson_jacobi", rows, cols, JacobiSweep<T>{current, next, rhs, omega, weighted});

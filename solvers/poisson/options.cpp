@@ -1,7 +1,9 @@
 #include "solvers/poisson/options.hpp"
 
 #include <stdexcept>
+#include <string>
 
+#include "core/grid_range.hpp"
 #include "core/names.hpp"
 
 namespace portasolve::poisson {
@@ -22,6 +24,24 @@ const std::vector<std::string>& cg_operator_names() {
   static const std::vector<std::string> names{"matrix_free", "crs"};
   return names;
 }
+const std::vector<std::string>& blocked_kernel_names() {
+  static const std::vector<std::string> names{"auto", "registers", "tiles"};
+  return names;
+}
+BlockedKernel blocked_kernel_from_name(const std::string& name) {
+  return enum_from_name<BlockedKernel>(blocked_kernel_names(), name, "Poisson blocked kernel");
+}
+std::string name_of(BlockedKernel kernel) { return blocked_kernel_names()[static_cast<std::size_t>(kernel)]; }
+
+BlockedKernel chosen_blocked_kernel(const SolverOptions& options) {
+  if (options.blocked_kernel != BlockedKernel::automatic) return options.blocked_kernel;
+  // Hosts: a thread walking a band of 64 columns through 8 levels ran 3.5x
+  // slower than the plain sweep on 2 cores (BENCHMARKS.md); tiles at least keep up.
+  const bool fits = options.sweeps_per_launch <= register_band_sweeps;
+  return !host_execution && fits && options.tile_cols == 0 && options.team_rows == 0 ? BlockedKernel::registers
+                                                                                    : BlockedKernel::tiles;
+}
+
 Method method_from_name(const std::string& name) {
   return enum_from_name<Method>(method_names(), name, "Poisson method");
 }
@@ -40,6 +60,10 @@ void check(const SolverOptions& options) {
   require(options.sweeps_per_launch >= 1, "sweeps_per_launch must be >= 1");
   require(options.team_rows >= 0, "team_rows must be >= 0 (0: automatic)");
   require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+  if (options.blocked_kernel == BlockedKernel::registers)
+    require(options.sweeps_per_launch <= register_band_sweeps && options.tile_cols == 0 && options.team_rows == 0,
+            "blocked kernel registers runs at most " + std::to_string(register_band_sweeps) +
+                " sweeps per launch in bands as wide as the hardware's warps (tile_cols and team_rows must be 0)");
 }
 
 }  // namespace portasolve::poisson

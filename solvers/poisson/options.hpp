@@ -15,6 +15,13 @@ namespace portasolve::poisson {
 // scalars stay on the device, the host reading them only at checks.
 enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
 
+// jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
+// band of columns, the sweeps in registers, at most 8 per launch) or tiles in
+// team scratch (jacobi_blocked.hpp, any count). auto: register bands on GPUs
+// where they apply and no tile shape (tile_cols, team_rows) is asked for.
+enum class BlockedKernel { automatic, registers, tiles };
+constexpr int register_band_sweeps = 8;
+
 // How cg applies L: a matrix-free stencil functor or an assembled
 // KokkosSparse::CrsMatrix through KokkosSparse::spmv.
 enum class CgOperator { matrix_free, crs };
@@ -26,8 +33,10 @@ struct SolverOptions {
   std::int64_t check_every = 1000;     // iterations between residual checks
   double omega = 1;                    // Jacobi weight; 1 is the plain sweep
   int sweeps_per_launch = 8;           // jacobi_blocked: k, also the halo width
-  // jacobi_blocked: points each team writes; 0 picks the largest square tile
-  // whose region (tile plus halo) fits the backend's team scratch.
+  BlockedKernel blocked_kernel = BlockedKernel::automatic;
+  // jacobi_blocked tiles: points each team writes; 0 picks the largest square
+  // tile whose region (tile plus halo) fits the backend's team scratch.
+  // Register bands: tile_rows is the rows a band writes (0: 128).
   int tile_rows = 0, tile_cols = 0;
   // jacobi_blocked on GPUs: region rows a team works on at once (a warp
   // each); 0 = as many as fit 1024 threads. Hosts use one thread per team.
@@ -37,10 +46,16 @@ struct SolverOptions {
 
 const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
+const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles"
 Method method_from_name(const std::string& name);
 CgOperator cg_operator_from_name(const std::string& name);
 std::string name_of(Method method);
 std::string name_of(CgOperator cg_operator);
+BlockedKernel blocked_kernel_from_name(const std::string& name);
+std::string name_of(BlockedKernel kernel);
+
+// The kernel jacobi_blocked runs with these options (never automatic).
+BlockedKernel chosen_blocked_kernel(const SolverOptions& options);
 
 // Throws std::invalid_argument naming the first option out of range.
 void check(const SolverOptions& options);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/grid_range.hpp"
 #include "solvers/poisson/solver.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
@@ -63,6 +64,44 @@ void expect_blocked_equals_plain(double tolerance) {
 
 TEST(PoissonJacobi, BlockedEqualsPlainDouble) { expect_blocked_equals_plain<double>(4e-15); }
 TEST(PoissonJacobi, BlockedEqualsPlainFloat) { expect_blocked_equals_plain<float>(2e-6f); }
+
+// Register bands update each point from the same neighbours in the same
+// order as the plain sweep: equal bit for bit (omega = 1; a weighted sweep
+// to rounding, as a compiler may contract its multiply-add in one kernel and
+// not the other). Grids of one band and of several (hosts: 7 bands of 48
+// columns at k = 8; GPUs: 3 of 112), strips that do and do not divide the
+// rows, the last launch shorter than k.
+template <class T>
+void expect_register_bands_equal_plain(double weighted_tolerance) {
+  struct Shape { int rows, cols, k, strip_rows; std::int64_t sweeps; double omega; };
+  for (const Shape shape : {Shape{37, 29, 4, 0, 23, 1.0}, Shape{37, 29, 1, 5, 9, 1.0}, Shape{40, 300, 8, 16, 17, 1.0},
+                            Shape{40, 300, 3, 7, 11, 0.7}, Shape{19, 150, 8, 0, 8, 1.0}}) {
+    const HostGrid start = random_grid(shape.rows, shape.cols, 6), rhs = random_grid(shape.rows, shape.cols, 7);
+    SolverOptions bands = sweeps(Method::jacobi_blocked, shape.sweeps, shape.omega);
+    bands.blocked_kernel = BlockedKernel::registers;
+    bands.sweeps_per_launch = shape.k;
+    bands.tile_rows = shape.strip_rows;
+    const HostGrid plain = run<T>(start, rhs, sweeps(Method::jacobi, shape.sweeps, shape.omega));
+    EXPECT_LE(max_abs_difference(run<T>(start, rhs, bands), plain), shape.omega == 1 ? 0.0 : weighted_tolerance)
+        << shape.rows << "x" << shape.cols << " k=" << shape.k << " strip " << shape.strip_rows;
+  }
+}
+
+TEST(PoissonJacobi, RegisterBandsEqualPlainDouble) { expect_register_bands_equal_plain<double>(4e-15); }
+TEST(PoissonJacobi, RegisterBandsEqualPlainFloat) { expect_register_bands_equal_plain<float>(2e-6f); }
+
+TEST(PoissonJacobi, AutomaticBlockedKernel) {
+  SolverOptions options = sweeps(Method::jacobi_blocked, 10);
+  EXPECT_EQ(chosen_blocked_kernel(options), host_execution ? BlockedKernel::tiles : BlockedKernel::registers);
+  options.sweeps_per_launch = register_band_sweeps + 1;
+  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+  options.sweeps_per_launch = 4;
+  options.tile_cols = 16;
+  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+  options.tile_cols = 0;
+  options.blocked_kernel = BlockedKernel::tiles;
+  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+}
 
 // I - A/4 is symmetric with spectral radius < 1, so each sweep shrinks the
 // residual's 2-norm: the recorded history must decrease, and its entries must
@@ -126,6 +165,13 @@ TEST(PoissonJacobi, RejectsBadOptionsAndExtents) {
   fails(options);
   options = sweeps(Method::jacobi, 3);
   options.check_every = 0;
+  fails(options);
+  options = sweeps(Method::jacobi_blocked, 3);
+  options.blocked_kernel = BlockedKernel::registers;
+  options.sweeps_per_launch = register_band_sweeps + 1;
+  fails(options);
+  options.sweeps_per_launch = 2;
+  options.tile_cols = 8;
   fails(options);
 
   auto x = to_device<double>(grid, "x");
