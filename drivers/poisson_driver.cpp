@@ -37,7 +37,7 @@ void add_poisson_schema(config::Schema& schema) {
              "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, or auto")
       .choices(poisson::blocked_kernel_names()).default_value("auto");
   schema.add("poisson.blocked.tile_rows", Kind::Integer,
-             "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 128)")
+             "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")
       .default_value(0).at_least(0);
   schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
       .default_value(0).at_least(0);

@@ -70,8 +70,9 @@ class BandLauncher {
   using Policy = typename Kernel::Policy;
 
  public:
-  // Interior rows a band writes: measured on an H100 (BENCHMARKS.md).
-  enum { preferred_strip = 128 };
+  // Interior rows a band writes: measured on an H100 at 8192x8192, 8 sweeps
+  // a launch (BENCHMARKS.md): 64 rows 0.149 ms a sweep, 128 0.158, 256 0.202.
+  enum { preferred_strip = 64 };
 
   BandLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options) {
     JacobiBandGeometry& g = geometry_;

@@ -36,7 +36,7 @@ struct SolverOptions {
   BlockedKernel blocked_kernel = BlockedKernel::automatic;
   // jacobi_blocked tiles: points each team writes; 0 picks the largest square
   // tile whose region (tile plus halo) fits the backend's team scratch.
-  // Register bands: tile_rows is the rows a band writes (0: 128).
+  // Register bands: tile_rows is the rows a band writes (0: 64).
   int tile_rows = 0, tile_cols = 0;
   // jacobi_blocked on GPUs: region rows a team works on at once (a warp
   // each); 0 = as many as fit 1024 threads. Hosts use one thread per team.

@@ -424,6 +424,19 @@ class Poisson(Folder):
             self.assertAlmostEqual(output["baseline_relative_residual"] / output["relative_residual"], 1, delta=1e-4)
             self.assertEqual(list(f["output/residual_history"][:, 0]), [0, 100, 200, 300])
             self.assertIn("baseline_s", f["timing"].attrs)
+            self.assertEqual(output["blocked_kernel"], "tiles")
+            tiles = f["output/solution"][()]
+        # Register bands: the same sweeps, bit for bit (and the same as the tiles here to rounding).
+        result = portasolve("run", config, "--output", out, "--quiet", "--overwrite",
+                            "--set", "poisson.blocked.kernel=registers", "--set", "poisson.blocked.tile_cols=0",
+                            "--set", "poisson.blocked.sweeps_per_launch=8", "--set", "poisson.blocked.tile_rows=11")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["blocked_kernel"], "registers")
+            self.assertEqual(output["iterations"], 300)
+            self.assertEqual(output["baseline_relative_residual"], output["relative_residual"])
+            self.assertLess(abs(f["output/solution"][()] - tiles).max(), 1e-4)
         # The true image as the initial guess: already a solution.
         source = os.path.join(self.dir, "in.pgm")
         write_pgm_p2(source, self.image_rows())
@@ -451,6 +464,8 @@ class Poisson(Folder):
             ("problem: {source: synthetic, rows: 2, cols: 10}", 2, "at least 3x3 points"),
             (f"problem: {{initial: pgm, initial_file: {small}}}", 2, "the initial image is 3x3"),
             ("poisson: {solver: jacobi_blocked, blocked: {sweeps_per_launch: 200}}", 2, "team scratch"),
+            ("poisson: {solver: jacobi_blocked, blocked: {kernel: registers, sweeps_per_launch: 9}}", 2,
+             "key 'poisson.blocked.kernel': Poisson solver options: blocked kernel registers runs at most 8"),
             ("poisson: {omega: 1.5}", 2, "poisson.omega"),
             ("problem: {source: manufactured}\noutput: {pgm: x.pgm}", 2, "a PGM needs an image source"),
         ]
