@@ -229,7 +229,8 @@ void run_typed(RunContext& context) {
   output.set_attribute("columns", "iteration, relative residual ||B - L X|| / ||B - L X_0||", "residual_history");
   output.set_attribute("solver", config.string("poisson.solver"));
   if (options.method == ps::Method::jacobi_blocked)
-    output.set_attribute("blocked_kernel", ps::name_of(ps::chosen_blocked_kernel(options)));
+    output.set_attribute("blocked_kernel",
+                         ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
   output.set_attribute("iterations", report.iterations);
   output.set_attribute("relative_residual", report.relative_residual);
   output.set_attribute("reference_norm", report.reference_norm);

@@ -113,7 +113,7 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
   const bool blocked = options.method == Method::jacobi_blocked;
   std::optional<BlockedLauncher<T>> blocked_launcher;
   std::optional<BandLauncher<T>> band_launcher;
-  if (blocked && chosen_blocked_kernel(options) == BlockedKernel::registers)
+  if (blocked && chosen_blocked_kernel(options, rows, cols) == BlockedKernel::registers)
     band_launcher.emplace(rows, cols, options);
   else if (blocked)
     blocked_launcher.emplace(rows, cols, options);

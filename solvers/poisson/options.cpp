@@ -33,13 +33,19 @@ BlockedKernel blocked_kernel_from_name(const std::string& name) {
 }
 std::string name_of(BlockedKernel kernel) { return blocked_kernel_names()[static_cast<std::size_t>(kernel)]; }
 
-BlockedKernel chosen_blocked_kernel(const SolverOptions& options) {
+BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols) {
   if (options.blocked_kernel != BlockedKernel::automatic) return options.blocked_kernel;
   // Hosts: a thread walking a band of 64 columns through 8 levels ran 3.5x
   // slower than the plain sweep on 2 cores (BENCHMARKS.md); tiles at least keep up.
+  // GPUs: a band is one warp, so a small grid leaves most of the device idle
+  // (the talk's 400x266 grid: 20 bands, 30x slower than tiles); we ask for 8
+  // interior points per hardware thread, about a warp per band for every warp
+  // the device holds at 128 registers a thread.
   const bool fits = options.sweeps_per_launch <= register_band_sweeps;
-  return !host_execution && fits && options.tile_cols == 0 && options.team_rows == 0 ? BlockedKernel::registers
-                                                                                    : BlockedKernel::tiles;
+  const bool large = (rows - 2) * (cols - 2) >= 8 * static_cast<std::int64_t>(ExecSpace().concurrency());
+  return !host_execution && fits && large && options.tile_cols == 0 && options.team_rows == 0
+             ? BlockedKernel::registers
+             : BlockedKernel::tiles;
 }
 
 Method method_from_name(const std::string& name) {

@@ -18,7 +18,8 @@ enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
 // band of columns, the sweeps in registers, at most 8 per launch) or tiles in
 // team scratch (jacobi_blocked.hpp, any count). auto: register bands on GPUs
-// where they apply and no tile shape (tile_cols, team_rows) is asked for.
+// where they apply, the grid fills the device and no tile shape (tile_cols,
+// team_rows) is asked for.
 enum class BlockedKernel { automatic, registers, tiles };
 constexpr int register_band_sweeps = 8;
 
@@ -54,8 +55,9 @@ std::string name_of(CgOperator cg_operator);
 BlockedKernel blocked_kernel_from_name(const std::string& name);
 std::string name_of(BlockedKernel kernel);
 
-// The kernel jacobi_blocked runs with these options (never automatic).
-BlockedKernel chosen_blocked_kernel(const SolverOptions& options);
+// The kernel jacobi_blocked runs with these options on a rows x cols grid
+// (never automatic). Needs Kokkos initialised.
+BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols);
 
 // Throws std::invalid_argument naming the first option out of range.
 void check(const SolverOptions& options);

@@ -91,16 +91,21 @@ TEST(PoissonJacobi, RegisterBandsEqualPlainDouble) { expect_register_bands_equal
 TEST(PoissonJacobi, RegisterBandsEqualPlainFloat) { expect_register_bands_equal_plain<float>(2e-6f); }
 
 TEST(PoissonJacobi, AutomaticBlockedKernel) {
+  const std::int64_t large = 8192, small = 100;
   SolverOptions options = sweeps(Method::jacobi_blocked, 10);
-  EXPECT_EQ(chosen_blocked_kernel(options), host_execution ? BlockedKernel::tiles : BlockedKernel::registers);
+  EXPECT_EQ(chosen_blocked_kernel(options, large, large),
+            host_execution ? BlockedKernel::tiles : BlockedKernel::registers);
+  EXPECT_EQ(chosen_blocked_kernel(options, small, small), BlockedKernel::tiles);
   options.sweeps_per_launch = register_band_sweeps + 1;
-  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+  EXPECT_EQ(chosen_blocked_kernel(options, large, large), BlockedKernel::tiles);
   options.sweeps_per_launch = 4;
   options.tile_cols = 16;
-  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+  EXPECT_EQ(chosen_blocked_kernel(options, large, large), BlockedKernel::tiles);
   options.tile_cols = 0;
   options.blocked_kernel = BlockedKernel::tiles;
-  EXPECT_EQ(chosen_blocked_kernel(options), BlockedKernel::tiles);
+  EXPECT_EQ(chosen_blocked_kernel(options, large, large), BlockedKernel::tiles);
+  options.blocked_kernel = BlockedKernel::registers;
+  EXPECT_EQ(chosen_blocked_kernel(options, small, small), BlockedKernel::registers);
 }
 
 // I - A/4 is symmetric with spectral radius < 1, so each sweep shrinks the
