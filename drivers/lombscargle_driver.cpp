@@ -76,10 +76,10 @@ ls::Options options_from(const config::Config& config) {
   options.algorithm = ls::algorithm_from_name(config.string("lombscargle.algorithm"));
   options.nufft_tolerance = config.real("lombscargle.nufft_tolerance");
   options.nufft_grid_limit = config.integer("lombscargle.nufft_grid_limit");
-  const long long limit = options.nufft_grid_limit;
-  if (limit != 0 && (limit < 64 || (limit & (limit - 1)) != 0))
+  if (!ls::valid_nufft_grid_limit(options.nufft_grid_limit))
     throw ConfigError(config.where("lombscargle.nufft_grid_limit"), "lombscargle.nufft_grid_limit",
-                      std::to_string(limit) + " is not a power of two >= 64", "0 or a power of two >= 64");
+                      std::to_string(options.nufft_grid_limit) + " is not a power of two >= 64",
+                      "0 or a power of two >= 64");
   return options;
 }
 

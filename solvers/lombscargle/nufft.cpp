@@ -148,7 +148,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   const int team_length = fft_team_length<T>();
   std::int64_t limit = fft_max_length(team_length);
   if (options.nufft_grid_limit != 0) {
-    if (options.nufft_grid_limit < 64 || (options.nufft_grid_limit & (options.nufft_grid_limit - 1)) != 0)
+    if (!valid_nufft_grid_limit(options.nufft_grid_limit))
       throw InputError("nufft_grid_limit must be a power of two >= 64, got " +
                        std::to_string(options.nufft_grid_limit));
     limit = std::min<std::int64_t>(limit, options.nufft_grid_limit);

@@ -56,6 +56,11 @@ struct SortedSamples {
 struct SumRows {
   int per_unit;  // 2 or 3
   static constexpr int z1 = 0, z2 = 1, z0 = 2;
+  // The first of them for a series (counted from the chunk's first) and segment.
+  KOKKOS_INLINE_FUNCTION std::int64_t first(const std::int64_t series_in_chunk, const std::int64_t segment,
+                                            const std::int64_t segments) const {
+    return (series_in_chunk * segments + segment) * per_unit;
+  }
 };
 
 // c_j for every (segment, sorted sample): Once = wy and w times
@@ -144,7 +149,7 @@ struct NufftSpread {
         sum += weight * c2(segment, j);
       }
     }
-    const std::int64_t row = ((series - first_series) * layout.segments + segment) * rows.per_unit;
+    const std::int64_t row = rows.first(series - first_series, segment, layout.segments);
     const std::int64_t point = static_cast<std::int64_t>(l);
     if constexpr (once_kind) {
       grid(row + SumRows::z1, point) = sum;
@@ -194,7 +199,7 @@ struct NufftFinish {
     const std::int64_t series = first_series + index / layout.frequencies, k = index % layout.frequencies;
     const std::int64_t segment = k / layout.modes, m = k - segment * layout.modes - layout.modes / 2;
     const std::int64_t position = layout.fft.position(m < 0 ? m + layout.fft.n : m);
-    const std::int64_t row = ((series - first_series) * layout.segments + segment) * rows.per_unit;
+    const std::int64_t row = rows.first(series - first_series, segment, layout.segments);
     const T scale = correction(m < 0 ? -m : m);
     const Complex<T> z1 = grid(row + SumRows::z1, position) * scale, z2 = grid(row + SumRows::z2, position) * scale;
     const SeriesConstants<T>& constants = data.constants(series);

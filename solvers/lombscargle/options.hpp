@@ -38,6 +38,11 @@ struct Options {
   long long nufft_grid_limit = 0;
 };
 
+// Whether `limit` is an allowed nufft_grid_limit: 0 or a power of two >= 64.
+inline bool valid_nufft_grid_limit(const long long limit) {
+  return limit == 0 || (limit >= 64 && (limit & (limit - 1)) == 0);
+}
+
 const std::vector<std::string>& form_names();           // "classic", "generalized"
 const std::vector<std::string>& normalization_names();  // "standard", "model", "log", "psd"
 const std::vector<std::string>& algorithm_names();      // "auto", "direct", "tiled", "recurrence", "nufft"
