@@ -42,6 +42,8 @@ mkdir -p "$output/bin" "$output/lib"
 executables=("$build_dir/bin/portasolve")
 for t in "$build_dir"/bin/*_tests; do [ -x "$t" ] && executables+=("$t"); done
 cp "${executables[@]}" "$output/bin/"
+# Host symbol tables are of no use on the node and make the folder 10% larger.
+strip --strip-unneeded "$output"/bin/*
 
 # Everything the loader resolves except glibc's own libraries and the driver.
 is_from_node() {
