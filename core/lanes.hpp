@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/spaces.hpp"
+#include "core/unroll.hpp"
 
 namespace portasolve {
 
@@ -40,6 +41,32 @@ KOKKOS_INLINE_FUNCTION T from_lane_above(const T& value) {
 #else
   return value;
 #endif
+}
+
+// Walks a lane of a band down a strip, `levels` (1..Levels) passes or sweeps
+// at once: at step t the input row start + t enters, pass p finishes row
+// start + t - p, and the last pass's rows from t = 2 levels on (the strip's
+// output_rows; the first levels rows of each pass are warm-up, whose windows
+// reach above the strip) go to store. Each pass's state stays in the caller's
+// registers; pass p+1 takes pass p's new row in the same step.
+//   load(Value (&row)[Columns], r), store(const Value (&row)[Columns], r)
+//   level(Value (&row)[Columns], p, r): the row of pass p-1 in, pass p's row r out
+template <int Columns, int Levels, class Value, class Load, class Level, class Store>
+KOKKOS_INLINE_FUNCTION void walk_strip(const int start, const int output_rows, const int levels, const Load& load,
+                                       const Level& level, const Store& store) {
+  Value next[Columns];
+  load(next, start);
+  const int steps = output_rows + 2 * levels;
+  for (int t = 0; t < steps; ++t) {
+    Value v[Columns];
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < Columns; ++c) v[c] = next[c];
+    if (t + 1 < steps) load(next, start + t + 1);  // a step ahead, to hide its latency
+    PORTASOLVE_UNROLL
+    for (int p = 1; p <= Levels; ++p)
+      if (p <= levels) level(v, p, start + t - p);
+    if (t >= 2 * levels) store(v, start + t - levels);
+  }
 }
 
 }  // namespace portasolve

@@ -125,20 +125,10 @@ struct JacobiRegisterBands {
     for (int p = 0; p < Levels; ++p)
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) state[p].up[c] = state[p].centre[c] = 0;
-    T next[columns];
-    load(next, place, place.start);
-    const int steps = place.last - place.first + 2 * sweeps;
-    for (int t = 0; t < steps; ++t) {
-      T v[columns];
-      PORTASOLVE_UNROLL
-      for (int c = 0; c < columns; ++c) v[c] = next[c];
-      if (t + 1 < steps) load(next, place, place.start + t + 1);  // a step ahead, to hide its latency
-      PORTASOLVE_UNROLL
-      for (int p = 1; p <= Levels; ++p)
-        if (p <= sweeps) level<Edge>(v, state[p - 1], place, place.start + t - p);
-      // Sweep `sweeps` finishes rows of the strip from t = 2 sweeps on.
-      if (t >= 2 * sweeps) store(v, place, place.start + t - sweeps);
-    }
+    walk_strip<columns, Levels, T>(
+        place.start, place.last - place.first, sweeps, [&](T(&row)[columns], const int r) { load(row, place, r); },
+        [&](T(&row)[columns], const int p, const int r) { level<Edge>(row, state[p - 1], place, r); },
+        [&](const T(&row)[columns], const int r) { store(row, place, r); });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {

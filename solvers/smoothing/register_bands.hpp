@@ -183,20 +183,11 @@ struct RegisterBandSmoothing {
     for (int p = 0; p < Levels; ++p)
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) pending[p].upper[c] = pending[p].lower[c] = 0;
-    Pixel next[columns];
-    load(next, place, place.start);
-    const int steps = place.last - place.first + 2 * passes;
-    for (int t = 0; t < steps; ++t) {
-      Pixel v[columns];
-      PORTASOLVE_UNROLL
-      for (int c = 0; c < columns; ++c) v[c] = next[c];
-      if (t + 1 < steps) load(next, place, place.start + t + 1);  // a step ahead, to hide its latency
-      PORTASOLVE_UNROLL
-      for (int p = 1; p <= Levels; ++p)
-        if (p <= passes) level<Unit, Edge>(v, pending[p - 1], place, place.start + t - p);
-      // Levels finish rows from t = 2 passes on; before that their windows reach above the strip.
-      if (t >= 2 * passes) store(v, place, place.start + t - passes);
-    }
+    walk_strip<columns, Levels, Pixel>(
+        place.start, place.last - place.first, passes,
+        [&](Pixel(&row)[columns], const int r) { load(row, place, r); },
+        [&](Pixel(&row)[columns], const int p, const int r) { level<Unit, Edge>(row, pending[p - 1], place, r); },
+        [&](const Pixel(&row)[columns], const int r) { store(row, place, r); });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
