@@ -43,6 +43,19 @@ KOKKOS_INLINE_FUNCTION T from_lane_above(const T& value) {
 #endif
 }
 
+// How a register-blocked launch cuts a grid: bands of band_cols() columns,
+// each a warp of lanes owning `columns` adjacent columns, whose `halo`
+// columns at each side go stale (one per pass) and are written by the
+// neighbouring bands; strips of strip_rows output rows.
+struct BandGeometry {
+  int columns = 1;  // per lane
+  int halo = 0;     // the most passes or sweeps a launch runs
+  int strip_rows = 0;
+  int bands = 0, strips = 0;
+  KOKKOS_INLINE_FUNCTION int band_cols() const { return band_lanes * columns; }
+  KOKKOS_INLINE_FUNCTION int output_cols() const { return band_cols() - 2 * halo; }
+};
+
 // Walks a lane of a band down a strip, `levels` (1..Levels) passes or sweeps
 // at once: at step t the input row start + t enters, pass p finishes row
 // start + t - p, and the last pass's rows from t = 2 levels on (the strip's

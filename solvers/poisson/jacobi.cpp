@@ -75,7 +75,7 @@ class BandLauncher {
   enum { preferred_strip = 64 };
 
   BandLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options) {
-    JacobiBandGeometry& g = geometry_;
+    BandGeometry& g = geometry_;
     g.columns = Kernel::columns;
     g.halo = options.sweeps_per_launch;
     if (g.output_cols() < 1)
@@ -96,7 +96,7 @@ class BandLauncher {
   }
 
  private:
-  JacobiBandGeometry geometry_;
+  BandGeometry geometry_;
   Policy policy_;
 };
 

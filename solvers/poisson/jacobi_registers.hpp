@@ -23,15 +23,6 @@
 
 namespace portasolve::poisson {
 
-struct JacobiBandGeometry {
-  int columns = 1;     // per lane
-  int halo = 0;        // the most sweeps a launch runs: band columns at each side another band writes
-  int strip_rows = 0;  // interior rows per band
-  int bands = 0, strips = 0;
-  KOKKOS_INLINE_FUNCTION int band_cols() const { return band_lanes * columns; }
-  KOKKOS_INLINE_FUNCTION int output_cols() const { return band_cols() - 2 * halo; }
-};
-
 template <class T, int Levels>
 struct JacobiRegisterBands {
   // 2 x Levels x columns values of state a lane; capped like smoothing's
@@ -46,7 +37,7 @@ struct JacobiRegisterBands {
   View2D<const T> rhs;
   T omega;
   bool weighted;
-  JacobiBandGeometry geometry;
+  BandGeometry geometry;
   int sweeps = 0;  // this launch's, 1..Levels
 
   struct Place {
@@ -132,7 +123,7 @@ struct JacobiRegisterBands {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const JacobiBandGeometry& g = geometry;
+    const BandGeometry& g = geometry;
     const int item = team.league_rank() * team.team_size() + team.team_rank();
     if (item >= g.bands * g.strips) return;  // a whole band: no lane waits on a shuffle
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, band_lanes), [&](const int lane) {

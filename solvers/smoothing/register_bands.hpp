@@ -32,14 +32,8 @@
 
 namespace portasolve::smoothing {
 
-struct RegisterBandGeometry {
-  int columns = 1;                  // per lane
-  int halo = 0;                     // k: band columns at each side another band writes
-  int strip_rows = 0;               // output rows per band
+struct RegisterBandGeometry : BandGeometry {
   int first_row = 0, last_row = 0;  // the streamed output rows [first_row, last_row)
-  int bands = 0, strips = 0;
-  KOKKOS_INLINE_FUNCTION int band_cols() const { return band_lanes * columns; }
-  KOKKOS_INLINE_FUNCTION int output_cols() const { return band_cols() - 2 * halo; }
 };
 
 template <class Pixel, int Levels>
