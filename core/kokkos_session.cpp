@@ -9,6 +9,7 @@
 #endif
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 #include "core/spaces.hpp"
 
@@ -91,6 +92,27 @@ std::string device_name() {
 }
 
 }  // namespace
+
+int compute_units() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    int device = 0, units = 0;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&units, cudaDevAttrMultiProcessorCount, device) == cudaSuccess)
+      return units;
+    return 1;
+  }
+#elif defined(KOKKOS_ENABLE_HIP)
+  if (std::is_same<ExecSpace, Kokkos::Experimental::HIP>::value) {
+    int device = 0, units = 0;
+    if (hipGetDevice(&device) == hipSuccess &&
+        hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, device) == hipSuccess)
+      return units;
+    return 1;
+  }
+#endif
+  return ExecSpace::concurrency();
+}
 
 BackendInfo backend_info() {
   BackendInfo info;

@@ -5,8 +5,12 @@
 #include <optional>
 #include <utility>
 
+#include "core/errors.hpp"
+#include "core/kokkos_session.hpp"
+
 #include "solvers/poisson/jacobi_blocked.hpp"
 #include "solvers/poisson/jacobi_registers.hpp"
+#include "solvers/poisson/jacobi_resident.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/stencil.hpp"
 
@@ -100,6 +104,53 @@ class BandLauncher {
   Policy policy_;
 };
 
+template <class T>
+class ResidentLauncher {
+  using Kernel = JacobiResidentTiles<T>;
+  using Policy = typename Kernel::Policy;
+
+ public:
+  ResidentLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+      : stalled_("poisson_resident_stalled") {
+    const int capacity = compute_units();
+    geometry_ = resident_geometry(rows, cols, options.sweeps_per_launch, capacity);
+    if (geometry_.tiles() == 0)
+      throw std::invalid_argument(
+          "jacobi_blocked: blocked kernel resident runs one tile per multiprocessor (" + std::to_string(capacity) +
+          " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
+          std::to_string(ResidentShape::max_warps * ResidentShape::rows_per_warp) +
+          " rows including a halo of sweeps_per_launch (" + std::to_string(options.sweeps_per_launch) +
+          ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
+          " grid needs more; use fewer sweeps per launch or another blocked kernel");
+    flags_ = Kokkos::View<int*, MemSpace>("poisson_resident_flags", geometry_.tiles());
+    policy_ = Policy(geometry_.tiles(), geometry_.warps, band_lanes)
+                  .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
+                  .set_chunk_size(1);  // hosts: one tile a thread, all running at once
+  }
+
+  // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
+  bool launch(const View2D<T>& from, const View2D<T>& to, const View2D<T>& rhs, T omega, bool weighted,
+              std::int64_t sweeps) {
+    const Kernel kernel{from, to, rhs, flags_, stalled_, omega, weighted, geometry_, rounds_, static_cast<int>(sweeps)};
+    Kokkos::parallel_for("poisson_jacobi_resident", policy_, kernel);
+    int stalled = 0;
+    Kokkos::deep_copy(stalled, stalled_);
+    if (stalled)
+      throw SolverError("jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
+                        "with other work?); use poisson.blocked.kernel: tiles");
+    const int rounds = kernel.rounds();
+    rounds_ += rounds;
+    return rounds % 2 == 1;
+  }
+
+ private:
+  ResidentGeometry geometry_;
+  Kokkos::View<int*, MemSpace> flags_;
+  Kokkos::View<int, MemSpace> stalled_;
+  int rounds_ = 0;
+  Policy policy_;
+};
+
 }  // namespace
 
 template <class T>
@@ -113,14 +164,22 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
   const bool blocked = options.method == Method::jacobi_blocked;
   std::optional<BlockedLauncher<T>> blocked_launcher;
   std::optional<BandLauncher<T>> band_launcher;
-  if (blocked && chosen_blocked_kernel(options, rows, cols) == BlockedKernel::registers)
+  std::optional<ResidentLauncher<T>> resident_launcher;
+  const BlockedKernel kernel = blocked ? chosen_blocked_kernel(options, rows, cols) : BlockedKernel::tiles;
+  if (blocked && kernel == BlockedKernel::registers)
     band_launcher.emplace(rows, cols, options);
+  else if (blocked && kernel == BlockedKernel::resident)
+    resident_launcher.emplace(rows, cols, options);
   else if (blocked)
     blocked_launcher.emplace(rows, cols, options);
 
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     const std::int64_t check = schedule.next_check(done);
+    if (resident_launcher && done < check) {
+      if (resident_launcher->launch(current, next, rhs, omega, weighted, check - done)) std::swap(current, next);
+      done = check;
+    }
     while (done < check) {
       if (blocked) {
         const int sweeps = static_cast<int>(std::min<std::int64_t>(options.sweeps_per_launch, check - done));

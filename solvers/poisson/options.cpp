@@ -4,6 +4,8 @@
 #include <string>
 
 #include "core/grid_range.hpp"
+#include "core/kokkos_session.hpp"
+#include "solvers/poisson/jacobi_resident.hpp"
 #include "core/names.hpp"
 
 namespace portasolve::poisson {
@@ -25,7 +27,7 @@ const std::vector<std::string>& cg_operator_names() {
   return names;
 }
 const std::vector<std::string>& blocked_kernel_names() {
-  static const std::vector<std::string> names{"auto", "registers", "tiles"};
+  static const std::vector<std::string> names{"auto", "registers", "tiles", "resident"};
   return names;
 }
 BlockedKernel blocked_kernel_from_name(const std::string& name) {
@@ -41,11 +43,15 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
   // (the talk's 400x266 grid: 20 bands, 30x slower than tiles); we ask for 8
   // interior points per hardware thread, about a warp per band for every warp
   // the device holds at 128 registers a thread.
+  // Resident tiles: the talk's grid ran 150000 sweeps in SEE ms against SEE
+  // with tiles (BENCHMARKS.md); hosts run them one thread a tile, for tests.
+  if (host_execution || options.tile_cols != 0 || options.team_rows != 0) return BlockedKernel::tiles;
+  if (options.tile_rows == 0 &&
+      resident_geometry(rows, cols, options.sweeps_per_launch, compute_units()).tiles() > 0)
+    return BlockedKernel::resident;
   const bool fits = options.sweeps_per_launch <= register_band_sweeps;
   const bool large = (rows - 2) * (cols - 2) >= 8 * static_cast<std::int64_t>(ExecSpace().concurrency());
-  return !host_execution && fits && large && options.tile_cols == 0 && options.team_rows == 0
-             ? BlockedKernel::registers
-             : BlockedKernel::tiles;
+  return fits && large ? BlockedKernel::registers : BlockedKernel::tiles;
 }
 
 Method method_from_name(const std::string& name) {
@@ -66,6 +72,9 @@ void check(const SolverOptions& options) {
   require(options.sweeps_per_launch >= 1, "sweeps_per_launch must be >= 1");
   require(options.team_rows >= 0, "team_rows must be >= 0 (0: automatic)");
   require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+  if (options.blocked_kernel == BlockedKernel::resident)
+    require(options.tile_rows == 0 && options.tile_cols == 0 && options.team_rows == 0,
+            "blocked kernel resident sizes its own tiles (tile_rows, tile_cols and team_rows must be 0)");
   if (options.blocked_kernel == BlockedKernel::registers)
     require(options.sweeps_per_launch <= register_band_sweeps && options.tile_cols == 0 && options.team_rows == 0,
             "blocked kernel registers runs at most " + std::to_string(register_band_sweeps) +

@@ -16,11 +16,15 @@ namespace portasolve::poisson {
 enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
-// band of columns, the sweeps in registers, at most 8 per launch) or tiles in
-// team scratch (jacobi_blocked.hpp, any count). auto: register bands on GPUs
-// where they apply, the grid fills the device and no tile shape (tile_cols,
-// team_rows) is asked for.
-enum class BlockedKernel { automatic, registers, tiles };
+// band of columns, the sweeps in registers, at most 8 per launch), tiles in
+// team scratch (jacobi_blocked.hpp, any count), or resident tiles
+// (jacobi_resident.hpp: one launch per residual check, a tile per
+// multiprocessor in registers, k sweeps between exchanges with the
+// neighbouring tiles; grids that one tile per multiprocessor covers). auto:
+// where no tile shape (tile_rows, tile_cols, team_rows) is asked for, on
+// GPUs resident tiles where they fit, register bands where they apply and the
+// grid fills the device; tiles otherwise.
+enum class BlockedKernel { automatic, registers, tiles, resident };
 constexpr int register_band_sweeps = 8;
 
 // How cg applies L: a matrix-free stencil functor or an assembled
@@ -47,7 +51,7 @@ struct SolverOptions {
 
 const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
-const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles"
+const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 Method method_from_name(const std::string& name);
 CgOperator cg_operator_from_name(const std::string& name);
 std::string name_of(Method method);

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "core/grid_range.hpp"
+#include "core/kokkos_session.hpp"
+#include "solvers/poisson/jacobi_resident.hpp"
 #include "solvers/poisson/solver.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
@@ -90,12 +92,60 @@ void expect_register_bands_equal_plain(double weighted_tolerance) {
 TEST(PoissonJacobi, RegisterBandsEqualPlainDouble) { expect_register_bands_equal_plain<double>(4e-15); }
 TEST(PoissonJacobi, RegisterBandsEqualPlainFloat) { expect_register_bands_equal_plain<float>(2e-6f); }
 
+// Resident tiles: grids of one tile and of several (hosts: one 64x64 region
+// a thread, 2 tiles; GPUs: 5 to 20 tiles of a few warps, so halos cross
+// corners), rounds that do and do not divide the sweeps, several launches
+// (check_every 7), k = 1. Each case runs only where its tiles can all be
+// resident at once (a one-thread host runs the one-tile case).
+template <class T>
+void expect_resident_tiles_equal_plain(double weighted_tolerance) {
+  struct Shape { int rows, cols, k; std::int64_t sweeps; double omega; };
+  int ran = 0;
+  for (const Shape shape : {Shape{37, 29, 4, 23, 1.0}, Shape{40, 90, 8, 30, 1.0}, Shape{21, 60, 1, 5, 1.0},
+                            Shape{60, 110, 3, 11, 0.7}, Shape{30, 60, 16, 40, 1.0}}) {
+    if (resident_geometry(shape.rows, shape.cols, shape.k, compute_units()).tiles() == 0) continue;
+    ++ran;
+    const HostGrid start = random_grid(shape.rows, shape.cols, 8), rhs = random_grid(shape.rows, shape.cols, 9);
+    SolverOptions resident = sweeps(Method::jacobi_blocked, shape.sweeps, shape.omega);
+    resident.blocked_kernel = BlockedKernel::resident;
+    resident.sweeps_per_launch = shape.k;
+    const HostGrid plain = run<T>(start, rhs, sweeps(Method::jacobi, shape.sweeps, shape.omega));
+    EXPECT_LE(max_abs_difference(run<T>(start, rhs, resident), plain), shape.omega == 1 ? 0.0 : weighted_tolerance)
+        << shape.rows << "x" << shape.cols << " k=" << shape.k;
+  }
+  EXPECT_GE(ran, compute_units() >= 2 ? 5 : 1);
+}
+
+TEST(PoissonJacobi, ResidentTilesEqualPlainDouble) { expect_resident_tiles_equal_plain<double>(4e-15); }
+TEST(PoissonJacobi, ResidentTilesEqualPlainFloat) { expect_resident_tiles_equal_plain<float>(2e-6f); }
+
+TEST(PoissonJacobi, ResidentGeometryCoversTheGridWithTheFewestWarps) {
+  for (const int k : {1, 4, 16}) {
+    const ResidentGeometry g = resident_geometry(266, 400, k, 132);
+    ASSERT_GT(g.tiles(), 0) << k;
+    EXPECT_LE(g.tiles(), 132);
+    EXPECT_GE(g.tiles_down * g.tile_rows(), 264);
+    EXPECT_GE(g.tiles_across * g.tile_cols(), 398);
+    EXPECT_GE(std::min(g.tile_rows(), g.tile_cols()), k);
+    if (g.warps > 1) {
+      ResidentGeometry fewer = g;
+      --fewer.warps;
+      const auto needed = [](int extent, int tile) { return tile < 1 ? 1 << 30 : (extent + tile - 1) / tile; };
+      EXPECT_TRUE(fewer.tile_rows() < k || needed(264, fewer.tile_rows()) * needed(398, fewer.tile_cols()) > 132) << k;
+    }
+  }
+  EXPECT_EQ(resident_geometry(266, 400, 22, 132).tiles(), 0);  // the halo would pass the next tile
+  EXPECT_EQ(resident_geometry(2000, 2000, 8, 132).tiles(), 0);
+}
+
 TEST(PoissonJacobi, AutomaticBlockedKernel) {
-  const std::int64_t large = 8192, small = 100;
+  const std::int64_t large = 8192, medium = 1000, small = 100;
   SolverOptions options = sweeps(Method::jacobi_blocked, 10);
   EXPECT_EQ(chosen_blocked_kernel(options, large, large),
             host_execution ? BlockedKernel::tiles : BlockedKernel::registers);
-  EXPECT_EQ(chosen_blocked_kernel(options, small, small), BlockedKernel::tiles);
+  EXPECT_EQ(chosen_blocked_kernel(options, small, small),
+            host_execution ? BlockedKernel::tiles : BlockedKernel::resident);
+  EXPECT_EQ(chosen_blocked_kernel(options, medium, medium), BlockedKernel::tiles);
   options.sweeps_per_launch = register_band_sweeps + 1;
   EXPECT_EQ(chosen_blocked_kernel(options, large, large), BlockedKernel::tiles);
   options.sweeps_per_launch = 4;
@@ -178,6 +228,15 @@ TEST(PoissonJacobi, RejectsBadOptionsAndExtents) {
   options.sweeps_per_launch = 2;
   options.tile_cols = 8;
   fails(options);
+  options = sweeps(Method::jacobi_blocked, 3);
+  options.blocked_kernel = BlockedKernel::resident;
+  options.tile_rows = 8;
+  fails(options);
+  // One more tile than the device runs at once (4 sweeps a round: 56 columns a tile).
+  options.tile_rows = 0;
+  options.sweeps_per_launch = 4;
+  const HostGrid wide = random_grid(9, 2 + 56 * (compute_units() + 1), 5);
+  EXPECT_THROW(run<double>(wide, wide, options), std::invalid_argument);
 
   auto x = to_device<double>(grid, "x");
   const auto small_rhs = to_device<double>(random_grid(8, 9, 6), "b");

@@ -1,0 +1,240 @@
+#pragma once
+// Resident tiles: for grids small enough that one tile per multiprocessor
+// covers them (the talk's 400x266 image), where launches, not bandwidth, set
+// the pace. One launch runs every sweep up to the next residual check. Each
+// team owns a tile plus a halo of k and keeps the whole region in registers:
+// a lane holds `columns` adjacent columns of `rows_per_warp` rows of its
+// warp's slab, takes its left and right neighbours from the next lanes by
+// shuffles and the rows above and below its warp's slab from the adjacent
+// warps through team scratch (one barrier a sweep). After k sweeps (a round)
+// the tile goes back to device memory, the team announces the round in its
+// flag and waits for its (up to 8) neighbours' flags before reloading its
+// region; no grid-wide barrier and no launch between rounds.
+//
+// The waits need every team resident at once: the launcher asks for at most
+// one team per multiprocessor (GPUs) or per thread (hosts, one-thread
+// teams). Should a team wait too long anyway (a device shared with other
+// work), it gives up and raises `stalled`, and the solve reports an error
+// instead of hanging.
+//
+// Updates are jacobi_update on the same neighbours as JacobiSweep, so the
+// result equals the plain sweeps bit for bit.
+#include <cstdint>
+#include <thread>
+
+#include "core/lanes.hpp"
+#include "core/spaces.hpp"
+#include "core/unroll.hpp"
+#include "solvers/poisson/stencil.hpp"
+
+namespace portasolve::poisson {
+
+// A region is 64 columns wide: two a lane on CUDA, one on HIP, all 64 in a
+// host thread, whose team is that one thread. GPU teams stack up to 16 warps
+// of 4 rows each.
+struct ResidentShape {
+  static constexpr int region_cols = 64;
+  static constexpr int columns = host_execution ? 64 : 64 / band_lanes;
+  static constexpr int rows_per_warp = host_execution ? 64 : 4;
+  static constexpr int max_warps = host_execution ? 1 : 16;
+};
+
+struct ResidentGeometry {
+  int halo = 0;   // k: sweeps a round
+  int warps = 0;  // a team's slabs of rows (its team size)
+  int tiles_down = 0, tiles_across = 0;
+  KOKKOS_INLINE_FUNCTION int region_rows() const { return warps * ResidentShape::rows_per_warp; }
+  KOKKOS_INLINE_FUNCTION int region_cols() const { return ResidentShape::region_cols; }
+  KOKKOS_INLINE_FUNCTION int tile_rows() const { return region_rows() - 2 * halo; }
+  KOKKOS_INLINE_FUNCTION int tile_cols() const { return region_cols() - 2 * halo; }
+  KOKKOS_INLINE_FUNCTION int tiles() const { return tiles_down * tiles_across; }
+};
+
+// The fewest warps a team whose tiles, at most `capacity` of them, cover a
+// rows x cols grid with a halo of `halo`; a halo reaches no further than the
+// next tile. tiles() == 0 where none does.
+inline ResidentGeometry resident_geometry(std::int64_t rows, std::int64_t cols, int halo, int capacity) {
+  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+  for (int warps = 1; warps <= ResidentShape::max_warps; ++warps) {
+    ResidentGeometry g;
+    g.halo = halo;
+    g.warps = warps;
+    if (g.tile_rows() < halo || g.tile_cols() < halo || halo < 1) continue;
+    const std::int64_t down = ceil_div(rows - 2, g.tile_rows()), across = ceil_div(cols - 2, g.tile_cols());
+    if (down * across > capacity) continue;
+    g.tiles_down = static_cast<int>(down);
+    g.tiles_across = static_cast<int>(across);
+    return g;
+  }
+  return ResidentGeometry{};
+}
+
+template <class T>
+struct JacobiResidentTiles {
+  enum { columns = ResidentShape::columns, rows_per_warp = ResidentShape::rows_per_warp };
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<ResidentShape::max_warps * band_lanes, 1>>;
+  using Member = typename Policy::member_type;
+  // [sweep parity][warp][top row, bottom row] x region columns
+  using Edges = Kokkos::View<T**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
+                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr long long patience = 1LL << 26;  // polls of a neighbour's flag before giving up
+
+  View2D<T> first, second;  // round r reads first when r is even, second when odd
+  View2D<const T> rhs;
+  Kokkos::View<int*, MemSpace> flags;  // per tile: the last round it finished
+  Kokkos::View<int, MemSpace> stalled;
+  T omega;
+  bool weighted;
+  ResidentGeometry geometry;
+  int first_round;  // rounds finished before this launch (flags count on across launches)
+  int sweeps;       // this launch's
+
+  static std::size_t scratch_bytes(const ResidentGeometry& g) {
+    return Edges::shmem_size(4 * g.warps, g.region_cols());
+  }
+  KOKKOS_INLINE_FUNCTION int rounds() const { return (sweeps + geometry.halo - 1) / geometry.halo; }
+
+  struct Place {
+    int tile_down, tile_across;
+    int warp, lane;
+    int row0, col0;  // grid coordinates of the lane's first point
+    int rows, cols;  // the grid's
+    bool free_row[rows_per_warp], free_col[columns];  // interior points, updated by sweeps
+  };
+
+  KOKKOS_INLINE_FUNCTION bool inside(const Place& p, const int i, const int j) const {
+    return i >= 0 && i < p.rows && j >= 0 && j < p.cols;
+  }
+
+  KOKKOS_INLINE_FUNCTION void load(T (&v)[rows_per_warp][columns], const Place& p, const View2D<T>& from) const {
+    const volatile T* data = from.data();  // past L1: neighbours wrote these on other multiprocessors
+    const std::int64_t stride = from.stride(0);
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) {
+      const int i = p.row0 + h, j = p.col0 + c;
+      v[h][c] = inside(p, i, j) ? data[i * stride + j] : T(0);
+    }
+  }
+
+  // The tile's interior points, not its halo.
+  KOKKOS_INLINE_FUNCTION void store(const T (&v)[rows_per_warp][columns], const Place& p, const View2D<T>& to) const {
+    const int halo = geometry.halo;
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) {
+      const int a = p.warp * rows_per_warp + h, b = p.lane * columns + c;
+      const bool in_tile = a >= halo && a < halo + geometry.tile_rows() && b >= halo && b < halo + geometry.tile_cols();
+      if (in_tile && p.free_row[h] && p.free_col[c]) to(p.row0 + h, p.col0 + c) = v[h][c];
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void sweep(T (&v)[rows_per_warp][columns], const T (&b)[rows_per_warp][columns],
+                                    const Place& p, const Member& team, const Edges& edges, const int parity) const {
+    const int slot = 2 * (parity * geometry.warps + p.warp);
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) {
+      edges(slot, p.lane * columns + c) = v[0][c];
+      edges(slot + 1, p.lane * columns + c) = v[rows_per_warp - 1][c];
+    }
+    team.team_barrier();
+    // Rows past the region's edge do not exist; the edge rows take their own
+    // values instead and go stale, as the halo allows.
+    T up[columns], below[columns];
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) {
+      up[c] = p.warp > 0 ? edges(slot - 1, p.lane * columns + c) : v[0][c];
+      below[c] = p.warp + 1 < geometry.warps ? edges(slot + 2, p.lane * columns + c) : v[rows_per_warp - 1][c];
+    }
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) {
+      const T left_of_first = from_lane_below(v[h][columns - 1]);
+      const T right_of_last = from_lane_above(v[h][0]);
+      T updated[columns];
+      PORTASOLVE_UNROLL
+      for (int c = 0; c < columns; ++c) {
+        const T left = c == 0 ? left_of_first : v[h][c - 1];
+        const T right = c == columns - 1 ? right_of_last : v[h][c + 1];
+        const T down = h + 1 < rows_per_warp ? v[h + 1][c] : below[c];
+        const T value = jacobi_update(v[h][c], up[c], down, left, right, b[h][c], omega, weighted);
+        updated[c] = p.free_row[h] && p.free_col[c] ? value : v[h][c];
+      }
+      PORTASOLVE_UNROLL
+      for (int c = 0; c < columns; ++c) {
+        up[c] = v[h][c];
+        v[h][c] = updated[c];
+      }
+    }
+  }
+
+  // Announces round `round` done (the tile is in device memory) and waits
+  // until the neighbouring tiles have done it too.
+  KOKKOS_INLINE_FUNCTION void exchange(const Member& team, const Place& p, const int round) const {
+    Kokkos::memory_fence();
+    team.team_barrier();
+    volatile int* flag = flags.data();
+    volatile int* stall = stalled.data();
+    const int tile = p.tile_down * geometry.tiles_across + p.tile_across;
+    if (p.warp == 0) {
+      if (p.lane == 0) {
+        Kokkos::memory_fence();
+        flag[tile] = round;
+      }
+      for (int n = p.lane; n < 9; n += band_lanes) {
+        const int down = p.tile_down + n / 3 - 1, across = p.tile_across + n % 3 - 1;
+        if (n == 4 || down < 0 || down >= geometry.tiles_down || across < 0 || across >= geometry.tiles_across)
+          continue;
+        const int neighbour = down * geometry.tiles_across + across;
+        for (long long polls = 0; flag[neighbour] < round && *stall == 0; ++polls) {
+          if (polls == patience) *stall = 1;
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+          std::this_thread::yield();  // host threads may share cores
+#endif
+        }
+      }
+    }
+    Kokkos::memory_fence();
+    team.team_barrier();
+  }
+
+  KOKKOS_INLINE_FUNCTION void run(const Member& team, const int lane) const {
+    const ResidentGeometry& g = geometry;
+    Place p;
+    p.tile_down = team.league_rank() / g.tiles_across;
+    p.tile_across = team.league_rank() % g.tiles_across;
+    p.warp = team.team_rank();
+    p.lane = lane;
+    p.rows = static_cast<int>(rhs.extent(0));
+    p.cols = static_cast<int>(rhs.extent(1));
+    p.row0 = 1 + p.tile_down * g.tile_rows() - g.halo + p.warp * rows_per_warp;
+    p.col0 = 1 + p.tile_across * g.tile_cols() - g.halo + lane * columns;
+    T b[rows_per_warp][columns];
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) p.free_row[h] = p.row0 + h >= 1 && p.row0 + h < p.rows - 1;
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) p.free_col[c] = p.col0 + c >= 1 && p.col0 + c < p.cols - 1;
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) b[h][c] = p.free_row[h] && p.free_col[c] ? rhs(p.row0 + h, p.col0 + c) : T(0);
+    const Edges edges(team.team_scratch(0), 4 * g.warps, g.region_cols());
+
+    T v[rows_per_warp][columns];
+    const int count = rounds();
+    for (int r = 0; r < count; ++r) {
+      load(v, p, r % 2 == 0 ? first : second);
+      const int round_sweeps = r + 1 < count ? g.halo : sweeps - r * g.halo;
+      for (int s = 0; s < round_sweeps; ++s) sweep(v, b, p, team, edges, s & 1);
+      store(v, p, r % 2 == 0 ? second : first);
+      if (r + 1 < count) exchange(team, p, first_round + r + 1);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, band_lanes), [&](const int lane) { run(team, lane); });
+  }
+};
+
+}  // namespace portasolve::poisson
