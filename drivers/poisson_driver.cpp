@@ -34,7 +34,8 @@ void add_poisson_schema(config::Schema& schema) {
   schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
       .default_value(8).at_least(1);
   schema.add("poisson.blocked.kernel", Kind::Choice,
-             "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, or auto")
+             "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
+             "(small grids: one launch per residual check, a tile per multiprocessor), or auto")
       .choices(poisson::blocked_kernel_names()).default_value("auto");
   schema.add("poisson.blocked.tile_rows", Kind::Integer,
              "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")

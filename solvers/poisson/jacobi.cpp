@@ -106,41 +106,38 @@ class BandLauncher {
 
 template <class T>
 class ResidentLauncher {
-  using Kernel = JacobiResidentTiles<T>;
-  using Policy = typename Kernel::Policy;
+  using Kernel = JacobiResidentTiles<T, resident_rows_per_warp>;
 
  public:
   ResidentLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
       : stalled_("poisson_resident_stalled") {
     const int capacity = compute_units();
-    geometry_ = resident_geometry(rows, cols, options.sweeps_per_launch, capacity);
+    geometry_ = resident_geometry(rows, cols, options.sweeps_per_launch, capacity, Kernel::rows_per_warp);
     if (geometry_.tiles() == 0)
       throw std::invalid_argument(
           "jacobi_blocked: blocked kernel resident runs one tile per multiprocessor (" + std::to_string(capacity) +
           " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
-          std::to_string(ResidentShape::max_warps * ResidentShape::rows_per_warp) +
-          " rows including a halo of sweeps_per_launch (" + std::to_string(options.sweeps_per_launch) +
-          ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
-          " grid needs more; use fewer sweeps per launch or another blocked kernel");
+          std::to_string(ResidentShape::max_region_rows) + " rows including a halo of sweeps_per_launch (" +
+          std::to_string(options.sweeps_per_launch) + ", at most a third of the region): a " + std::to_string(rows) +
+          "x" + std::to_string(cols) + " grid needs more; use fewer sweeps per launch or another blocked kernel");
     flags_ = Kokkos::View<int*, MemSpace>("poisson_resident_flags", geometry_.tiles());
-    policy_ = Policy(geometry_.tiles(), geometry_.warps, band_lanes)
-                  .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
-                  .set_chunk_size(1);  // hosts: one tile a thread, all running at once
   }
 
   // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
   bool launch(const View2D<T>& from, const View2D<T>& to, const View2D<T>& rhs, T omega, bool weighted,
               std::int64_t sweeps) {
     const Kernel kernel{from, to, rhs, flags_, stalled_, omega, weighted, geometry_, rounds_, static_cast<int>(sweeps)};
-    Kokkos::parallel_for("poisson_jacobi_resident", policy_, kernel);
+    const auto policy = typename Kernel::Policy(geometry_.tiles(), geometry_.warps, band_lanes)
+                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
+                            .set_chunk_size(1);  // hosts: one tile a thread, all running at once
+    Kokkos::parallel_for("poisson_jacobi_resident", policy, kernel);
     int stalled = 0;
     Kokkos::deep_copy(stalled, stalled_);
     if (stalled)
       throw SolverError("jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
                         "with other work?); use poisson.blocked.kernel: tiles");
-    const int rounds = kernel.rounds();
-    rounds_ += rounds;
-    return rounds % 2 == 1;
+    rounds_ += kernel.rounds();
+    return kernel.rounds() % 2 == 1;
   }
 
  private:
@@ -148,7 +145,6 @@ class ResidentLauncher {
   Kokkos::View<int*, MemSpace> flags_;
   Kokkos::View<int, MemSpace> stalled_;
   int rounds_ = 0;
-  Policy policy_;
 };
 
 }  // namespace

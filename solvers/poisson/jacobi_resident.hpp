@@ -30,20 +30,23 @@
 namespace portasolve::poisson {
 
 // A region is 64 columns wide: two a lane on CUDA, one on HIP, all 64 in a
-// host thread, whose team is that one thread. GPU teams stack up to 16 warps
-// of 4 rows each.
+// host thread, whose team is that one thread. GPU teams stack up to
+// 64 / rows_per_warp warps of rows_per_warp rows each.
 struct ResidentShape {
   static constexpr int region_cols = 64;
+  static constexpr int max_region_rows = 64;
   static constexpr int columns = host_execution ? 64 : 64 / band_lanes;
-  static constexpr int rows_per_warp = host_execution ? 64 : 4;
-  static constexpr int max_warps = host_execution ? 1 : 16;
 };
+
+// Rows a lane holds: 4 on GPUs (the talk's case: 61 ms; 2 rows 73 ms, 8 rows 77 ms).
+constexpr int resident_rows_per_warp = host_execution ? 64 : 4;
 
 struct ResidentGeometry {
   int halo = 0;   // k: sweeps a round
   int warps = 0;  // a team's slabs of rows (its team size)
+  int rows_per_warp = 0;
   int tiles_down = 0, tiles_across = 0;
-  KOKKOS_INLINE_FUNCTION int region_rows() const { return warps * ResidentShape::rows_per_warp; }
+  KOKKOS_INLINE_FUNCTION int region_rows() const { return warps * rows_per_warp; }
   KOKKOS_INLINE_FUNCTION int region_cols() const { return ResidentShape::region_cols; }
   KOKKOS_INLINE_FUNCTION int tile_rows() const { return region_rows() - 2 * halo; }
   KOKKOS_INLINE_FUNCTION int tile_cols() const { return region_cols() - 2 * halo; }
@@ -53,12 +56,14 @@ struct ResidentGeometry {
 // The fewest warps a team whose tiles, at most `capacity` of them, cover a
 // rows x cols grid with a halo of `halo`; a halo reaches no further than the
 // next tile. tiles() == 0 where none does.
-inline ResidentGeometry resident_geometry(std::int64_t rows, std::int64_t cols, int halo, int capacity) {
+inline ResidentGeometry resident_geometry(std::int64_t rows, std::int64_t cols, int halo, int capacity,
+                                          int rows_per_warp = resident_rows_per_warp) {
   const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
-  for (int warps = 1; warps <= ResidentShape::max_warps; ++warps) {
+  for (int warps = 1; warps * rows_per_warp <= ResidentShape::max_region_rows; ++warps) {
     ResidentGeometry g;
     g.halo = halo;
     g.warps = warps;
+    g.rows_per_warp = rows_per_warp;
     if (g.tile_rows() < halo || g.tile_cols() < halo || halo < 1) continue;
     const std::int64_t down = ceil_div(rows - 2, g.tile_rows()), across = ceil_div(cols - 2, g.tile_cols());
     if (down * across > capacity) continue;
@@ -69,14 +74,16 @@ inline ResidentGeometry resident_geometry(std::int64_t rows, std::int64_t cols, 
   return ResidentGeometry{};
 }
 
-template <class T>
+template <class T, int RowsPerWarp>
 struct JacobiResidentTiles {
-  enum { columns = ResidentShape::columns, rows_per_warp = ResidentShape::rows_per_warp };
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<ResidentShape::max_warps * band_lanes, 1>>;
+  enum { columns = ResidentShape::columns, rows_per_warp = RowsPerWarp };
+  enum { max_warps = ResidentShape::max_region_rows / RowsPerWarp };
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<max_warps * band_lanes, 1>>;
   using Member = typename Policy::member_type;
   // [sweep parity][warp][top row, bottom row] x region columns
   using Edges = Kokkos::View<T**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Block = T[rows_per_warp][columns];  // a lane's points
   static constexpr long long patience = 1LL << 26;  // polls of a neighbour's flag before giving up
 
   View2D<T> first, second;  // round r reads first when r is even, second when odd
@@ -106,7 +113,7 @@ struct JacobiResidentTiles {
     return i >= 0 && i < p.rows && j >= 0 && j < p.cols;
   }
 
-  KOKKOS_INLINE_FUNCTION void load(T (&v)[rows_per_warp][columns], const Place& p, const View2D<T>& from) const {
+  KOKKOS_INLINE_FUNCTION void load(Block& v, const Place& p, const View2D<T>& from) const {
     const volatile T* data = from.data();  // past L1: neighbours wrote these on other multiprocessors
     const std::int64_t stride = from.stride(0);
     PORTASOLVE_UNROLL
@@ -119,7 +126,7 @@ struct JacobiResidentTiles {
   }
 
   // The tile's interior points, not its halo.
-  KOKKOS_INLINE_FUNCTION void store(const T (&v)[rows_per_warp][columns], const Place& p, const View2D<T>& to) const {
+  KOKKOS_INLINE_FUNCTION void store(const Block& v, const Place& p, const View2D<T>& to) const {
     const int halo = geometry.halo;
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
@@ -131,48 +138,89 @@ struct JacobiResidentTiles {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void sweep(T (&v)[rows_per_warp][columns], const T (&b)[rows_per_warp][columns],
-                                    const Place& p, const Member& team, const Edges& edges, const int parity) const {
-    const int slot = 2 * (parity * geometry.warps + p.warp);
+  // Where a lane's share of its warp's top and bottom rows goes for the
+  // adjacent warps, and where it finds theirs, for each sweep parity. The
+  // first and last warps read their own rows there instead: rows past the
+  // region's edge do not exist, so its edge rows go stale, as the halo allows.
+  struct EdgeSlots {
+    T* top[2];
+    T* bottom[2];
+    const T* above[2];
+    const T* below[2];
+  };
+
+  KOKKOS_INLINE_FUNCTION EdgeSlots edge_slots(const Edges& edges, const Place& p) const {
+    EdgeSlots e;
+    for (int parity = 0; parity < 2; ++parity) {
+      const int slot = 2 * (parity * geometry.warps + p.warp), column = p.lane * columns;
+      e.top[parity] = &edges(slot, column);
+      e.bottom[parity] = &edges(slot + 1, column);
+      e.above[parity] = p.warp > 0 ? &edges(slot - 1, column) : e.top[parity];
+      e.below[parity] = p.warp + 1 < geometry.warps ? &edges(slot + 2, column) : e.bottom[parity];
+    }
+    return e;
+  }
+
+  // One sweep from `v` into `out`. FixedRows, FixedCols: some of the warp's
+  // rows, some of its lanes' columns hold points sweeps keep (the grid's
+  // ring, points past it); warp-wide choices, so most warps skip the masks.
+  template <bool Weighted, bool FixedRows, bool FixedCols>
+  KOKKOS_INLINE_FUNCTION void sweep(const Block& v, Block& out, const Block& b, const Place& p, const Member& team,
+                                    const EdgeSlots& e, const int parity) const {
     PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) {
-      edges(slot, p.lane * columns + c) = v[0][c];
-      edges(slot + 1, p.lane * columns + c) = v[rows_per_warp - 1][c];
+      e.top[parity][c] = v[0][c];
+      e.bottom[parity][c] = v[rows_per_warp - 1][c];
     }
     team.team_barrier();
-    // Rows past the region's edge do not exist; the edge rows take their own
-    // values instead and go stale, as the halo allows.
-    T up[columns], below[columns];
+    T above[columns], below[columns];
     PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) {
-      up[c] = p.warp > 0 ? edges(slot - 1, p.lane * columns + c) : v[0][c];
-      below[c] = p.warp + 1 < geometry.warps ? edges(slot + 2, p.lane * columns + c) : v[rows_per_warp - 1][c];
+      above[c] = e.above[parity][c];
+      below[c] = e.below[parity][c];
     }
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h) {
       const T left_of_first = from_lane_below(v[h][columns - 1]);
       const T right_of_last = from_lane_above(v[h][0]);
-      T updated[columns];
       PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) {
         const T left = c == 0 ? left_of_first : v[h][c - 1];
         const T right = c == columns - 1 ? right_of_last : v[h][c + 1];
+        const T up = h > 0 ? v[h - 1][c] : above[c];
         const T down = h + 1 < rows_per_warp ? v[h + 1][c] : below[c];
-        const T value = jacobi_update(v[h][c], up[c], down, left, right, b[h][c], omega, weighted);
-        updated[c] = p.free_row[h] && p.free_col[c] ? value : v[h][c];
-      }
-      PORTASOLVE_UNROLL
-      for (int c = 0; c < columns; ++c) {
-        up[c] = v[h][c];
-        v[h][c] = updated[c];
+        T value = jacobi_update(v[h][c], up, down, left, right, b[h][c], omega, Weighted);
+        if constexpr (FixedCols) value = p.free_col[c] ? value : v[h][c];
+        if constexpr (FixedRows) value = p.free_row[h] ? value : v[h][c];
+        out[h][c] = value;
       }
     }
   }
 
+  // `count` sweeps of v, ping-ponging between v and a second block so no
+  // values move between registers.
+  template <bool Weighted, bool FixedRows, bool FixedCols>
+  KOKKOS_INLINE_FUNCTION void sweeps_of(Block& v, const Block& b, const Place& p, const Member& team,
+                                        const EdgeSlots& edges, const int count) const {
+    Block w;
+    for (int s = 0; s + 1 < count; s += 2) {
+      sweep<Weighted, FixedRows, FixedCols>(v, w, b, p, team, edges, 0);
+      sweep<Weighted, FixedRows, FixedCols>(w, v, b, p, team, edges, 1);
+    }
+    if (count % 2 == 1) {
+      sweep<Weighted, FixedRows, FixedCols>(v, w, b, p, team, edges, 0);
+      PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h)
+        PORTASOLVE_UNROLL
+      for (int c = 0; c < columns; ++c) v[h][c] = w[h][c];
+    }
+  }
+
   // Announces round `round` done (the tile is in device memory) and waits
-  // until the neighbouring tiles have done it too.
+  // until the neighbouring tiles have done it too. One thread's fence after
+  // the barrier orders the whole team's stores before the flag (fences are
+  // cumulative), as one fence after the waits orders the team's next loads.
   KOKKOS_INLINE_FUNCTION void exchange(const Member& team, const Place& p, const int round) const {
-    Kokkos::memory_fence();
     team.team_barrier();
     volatile int* flag = flags.data();
     volatile int* stall = stalled.data();
@@ -193,10 +241,24 @@ struct JacobiResidentTiles {
           std::this_thread::yield();  // host threads may share cores
 #endif
         }
+        Kokkos::memory_fence();
       }
     }
-    Kokkos::memory_fence();
     team.team_barrier();
+  }
+
+  template <bool Weighted, bool FixedRows, bool FixedCols>
+  KOKKOS_INLINE_FUNCTION void rounds_of(const Member& team, const Place& p, const Block& b) const {
+    const EdgeSlots edges = edge_slots(Edges(team.team_scratch(0), 4 * geometry.warps, geometry.region_cols()), p);
+    Block v;
+    const int count = rounds();
+    for (int r = 0; r < count; ++r) {
+      load(v, p, r % 2 == 0 ? first : second);
+      sweeps_of<Weighted, FixedRows, FixedCols>(v, b, p, team, edges,
+                                                r + 1 < count ? geometry.halo : sweeps - r * geometry.halo);
+      store(v, p, r % 2 == 0 ? second : first);
+      if (r + 1 < count) exchange(team, p, first_round + r + 1);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void run(const Member& team, const int lane) const {
@@ -209,27 +271,40 @@ struct JacobiResidentTiles {
     p.rows = static_cast<int>(rhs.extent(0));
     p.cols = static_cast<int>(rhs.extent(1));
     p.row0 = 1 + p.tile_down * g.tile_rows() - g.halo + p.warp * rows_per_warp;
-    p.col0 = 1 + p.tile_across * g.tile_cols() - g.halo + lane * columns;
-    T b[rows_per_warp][columns];
+    const int team_col0 = 1 + p.tile_across * g.tile_cols() - g.halo;
+    p.col0 = team_col0 + lane * columns;
+    bool fixed_rows = false;
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h) p.free_row[h] = p.row0 + h >= 1 && p.row0 + h < p.rows - 1;
+    for (int h = 0; h < rows_per_warp; ++h) {
+      p.free_row[h] = p.row0 + h >= 1 && p.row0 + h < p.rows - 1;
+      fixed_rows = fixed_rows || !p.free_row[h];
+    }
     PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) p.free_col[c] = p.col0 + c >= 1 && p.col0 + c < p.cols - 1;
+    const bool fixed_cols = team_col0 < 1 || team_col0 + g.region_cols() > p.cols - 1;  // the whole team's choice
+    Block b;
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) b[h][c] = p.free_row[h] && p.free_col[c] ? rhs(p.row0 + h, p.col0 + c) : T(0);
-    const Edges edges(team.team_scratch(0), 4 * g.warps, g.region_cols());
 
-    T v[rows_per_warp][columns];
-    const int count = rounds();
-    for (int r = 0; r < count; ++r) {
-      load(v, p, r % 2 == 0 ? first : second);
-      const int round_sweeps = r + 1 < count ? g.halo : sweeps - r * g.halo;
-      for (int s = 0; s < round_sweeps; ++s) sweep(v, b, p, team, edges, s & 1);
-      store(v, p, r % 2 == 0 ? second : first);
-      if (r + 1 < count) exchange(team, p, first_round + r + 1);
-    }
+    if (weighted)
+      dispatch<true>(team, p, b, fixed_rows, fixed_cols);
+    else
+      dispatch<false>(team, p, b, fixed_rows, fixed_cols);
+  }
+
+  template <bool Weighted>
+  KOKKOS_INLINE_FUNCTION void dispatch(const Member& team, const Place& p, const Block& b, const bool fixed_rows,
+                                       const bool fixed_cols) const {
+    if (fixed_rows && fixed_cols)
+      rounds_of<Weighted, true, true>(team, p, b);
+    else if (fixed_rows)
+      rounds_of<Weighted, true, false>(team, p, b);
+    else if (fixed_cols)
+      rounds_of<Weighted, false, true>(team, p, b);
+    else
+      rounds_of<Weighted, false, false>(team, p, b);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {

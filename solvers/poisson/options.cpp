@@ -43,8 +43,9 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
   // (the talk's 400x266 grid: 20 bands, 30x slower than tiles); we ask for 8
   // interior points per hardware thread, about a warp per band for every warp
   // the device holds at 128 registers a thread.
-  // Resident tiles: the talk's grid ran 150000 sweeps in SEE ms against SEE
-  // with tiles (BENCHMARKS.md); hosts run them one thread a tile, for tests.
+  // Resident tiles, wherever they fit: the talk's 400x266 grid ran 150000
+  // sweeps in 61 ms against 230 ms with tiles on an H100 (BENCHMARKS.md).
+  // Hosts can run them one thread a tile (tests do), but never pick them.
   if (host_execution || options.tile_cols != 0 || options.team_rows != 0) return BlockedKernel::tiles;
   if (options.tile_rows == 0 &&
       resident_geometry(rows, cols, options.sweeps_per_launch, compute_units()).tiles() > 0)

@@ -437,6 +437,17 @@ class Poisson(Folder):
             self.assertEqual(output["iterations"], 300)
             self.assertEqual(output["baseline_relative_residual"], output["relative_residual"])
             self.assertLess(abs(f["output/solution"][()] - tiles).max(), 1e-4)
+        # Resident tiles (one launch per check; two tiles on a two-thread host): bit for bit as well.
+        result = portasolve("run", config, "--output", out, "--quiet", "--overwrite",
+                            "--set", "poisson.blocked.kernel=resident", "--set", "poisson.blocked.tile_cols=0",
+                            "--set", "poisson.blocked.tile_rows=0", "--set", "poisson.blocked.sweeps_per_launch=8")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["blocked_kernel"], "resident")
+            self.assertEqual(output["iterations"], 300)
+            self.assertEqual(output["baseline_relative_residual"], output["relative_residual"])
+            self.assertLess(abs(f["output/solution"][()] - tiles).max(), 1e-4)
         # The true image as the initial guess: already a solution.
         source = os.path.join(self.dir, "in.pgm")
         write_pgm_p2(source, self.image_rows())
@@ -466,6 +477,11 @@ class Poisson(Folder):
             ("poisson: {solver: jacobi_blocked, blocked: {sweeps_per_launch: 200}}", 2, "team scratch"),
             ("poisson: {solver: jacobi_blocked, blocked: {kernel: registers, sweeps_per_launch: 9}}", 2,
              "key 'poisson.blocked.kernel': Poisson solver options: blocked kernel registers runs at most 8"),
+            ("poisson: {solver: jacobi_blocked, blocked: {kernel: resident, tile_rows: 8}}", 2,
+             "key 'poisson.blocked.kernel': Poisson solver options: blocked kernel resident sizes its own tiles"),
+            ("poisson: {solver: jacobi_blocked, blocked: {kernel: resident, sweeps_per_launch: 4}}\n"
+             "problem: {source: synthetic, rows: 40, cols: 20000}", 2,
+             "key 'poisson.blocked.kernel': jacobi_blocked: blocked kernel resident runs one tile per multiprocessor"),
             ("poisson: {omega: 1.5}", 2, "poisson.omega"),
             ("problem: {source: manufactured}\noutput: {pgm: x.pgm}", 2, "a PGM needs an image source"),
         ]
