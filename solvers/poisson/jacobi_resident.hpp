@@ -161,9 +161,9 @@ struct JacobiResidentTiles {
     return e;
   }
 
-  // One sweep from `v` into `out`. FixedRows, FixedCols: some of the warp's
-  // rows, some of its lanes' columns hold points sweeps keep (the grid's
-  // ring, points past it); warp-wide choices, so most warps skip the masks.
+  // One sweep from `v` into `out`. FixedRows, FixedCols: some of the team's
+  // rows, some of its columns hold points sweeps keep (the grid's ring,
+  // points past it); teams inside the grid skip the masks.
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void sweep(const Block& v, Block& out, const Block& b, const Place& p, const Member& team,
                                     const EdgeSlots& e, const int parity) const {
@@ -273,15 +273,14 @@ struct JacobiResidentTiles {
     p.row0 = 1 + p.tile_down * g.tile_rows() - g.halo + p.warp * rows_per_warp;
     const int team_col0 = 1 + p.tile_across * g.tile_cols() - g.halo;
     p.col0 = team_col0 + lane * columns;
-    bool fixed_rows = false;
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h) {
-      p.free_row[h] = p.row0 + h >= 1 && p.row0 + h < p.rows - 1;
-      fixed_rows = fixed_rows || !p.free_row[h];
-    }
+    for (int h = 0; h < rows_per_warp; ++h) p.free_row[h] = p.row0 + h >= 1 && p.row0 + h < p.rows - 1;
     PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) p.free_col[c] = p.col0 + c >= 1 && p.col0 + c < p.cols - 1;
-    const bool fixed_cols = team_col0 < 1 || team_col0 + g.region_cols() > p.cols - 1;  // the whole team's choice
+    // Whole-team choices, so that every warp meets the same barriers.
+    const int team_row0 = p.row0 - p.warp * rows_per_warp;
+    const bool fixed_rows = team_row0 < 1 || team_row0 + g.region_rows() > p.rows - 1;
+    const bool fixed_cols = team_col0 < 1 || team_col0 + g.region_cols() > p.cols - 1;
     Block b;
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
