@@ -70,7 +70,7 @@ def main():
     parser.add_argument("--large-sweeps", type=int, default=1000)
     parser.add_argument("--blocked", nargs="+", default=["16:0:0"],
                         help="jacobi_blocked settings K:TILE_ROWS:TILE_COLS[:TEAM_ROWS[:KERNEL]] (0: automatic; "
-                             "KERNEL auto|registers|tiles; register bands: TILE_ROWS = rows a band writes)")
+                             "KERNEL auto|registers|tiles|resident; register bands: TILE_ROWS = rows a band writes)")
     parser.add_argument("--large-blocked", nargs="+", default=["8:0:0"])
     parser.add_argument("--numpy", action="store_true", help="time NumPy slicing Jacobi on this host")
     parser.add_argument("--skip-large", action="store_true")
