@@ -14,6 +14,9 @@ namespace portasolve {
 
 constexpr bool host_execution = std::is_same<ExecSpace, HostExecSpace>::value;
 
+// Tiles, bands or strips of b needed to cover a extent (a, b > 0).
+inline int ceil_div(std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
 struct GridRectangle {
   int first_row, first_col;
   int rows, cols;  // extents of the rectangle

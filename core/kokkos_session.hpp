@@ -29,12 +29,12 @@ class KokkosSession {
 
 // Needs an initialized Kokkos.
 BackendInfo backend_info();
+void print_backend_info(std::ostream& out, const BackendInfo& info);
 
 // Teams that surely run at once, one per multiprocessor: the device's SMs
 // (CUDA) or CUs (HIP), or the threads of a host backend. Needs an
 // initialized Kokkos.
 int compute_units();
-void print_backend_info(std::ostream& out, const BackendInfo& info);
 
 // Kokkos' version macro as "major.minor.patch"; does not need Kokkos running.
 std::string kokkos_version_string();

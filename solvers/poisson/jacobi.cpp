@@ -86,7 +86,6 @@ class BandLauncher {
       throw std::invalid_argument("jacobi_blocked: a band of " + std::to_string(g.band_cols()) +
                                   " columns cannot carry " + std::to_string(g.halo) + " sweeps per launch");
     g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;
-    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); };
     g.bands = ceil_div(cols - 2, g.output_cols());
     g.strips = ceil_div(rows - 2, g.strip_rows);
     const int team = host_execution ? 1 : Kernel::team_threads / band_lanes;

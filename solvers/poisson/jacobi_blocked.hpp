@@ -21,7 +21,6 @@ struct BlockGeometry {
 };
 
 inline BlockGeometry block_geometry(std::int64_t rows, std::int64_t cols, int tile_rows, int tile_cols, int halo) {
-  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); };
   return BlockGeometry{tile_rows, tile_cols, halo, ceil_div(rows - 2, tile_rows), ceil_div(cols - 2, tile_cols)};
 }
 

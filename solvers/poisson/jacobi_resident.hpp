@@ -58,17 +58,16 @@ struct ResidentGeometry {
 // next tile. tiles() == 0 where none does.
 inline ResidentGeometry resident_geometry(std::int64_t rows, std::int64_t cols, int halo, int capacity,
                                           int rows_per_warp = resident_rows_per_warp) {
-  const auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
   for (int warps = 1; warps * rows_per_warp <= ResidentShape::max_region_rows; ++warps) {
     ResidentGeometry g;
     g.halo = halo;
     g.warps = warps;
     g.rows_per_warp = rows_per_warp;
     if (g.tile_rows() < halo || g.tile_cols() < halo || halo < 1) continue;
-    const std::int64_t down = ceil_div(rows - 2, g.tile_rows()), across = ceil_div(cols - 2, g.tile_cols());
-    if (down * across > capacity) continue;
-    g.tiles_down = static_cast<int>(down);
-    g.tiles_across = static_cast<int>(across);
+    const int down = ceil_div(rows - 2, g.tile_rows()), across = ceil_div(cols - 2, g.tile_cols());
+    if (static_cast<std::int64_t>(down) * across > capacity) continue;
+    g.tiles_down = down;
+    g.tiles_across = across;
     return g;
   }
   return ResidentGeometry{};

@@ -7,14 +7,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/smoothing/fused.hpp"
 #include "solvers/smoothing/options.hpp"
 #include "solvers/smoothing/streaming.hpp"
 
 namespace portasolve::smoothing {
-
-inline int ceil_div(std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 [[noreturn]] inline void scratch_too_small(const std::string& what, std::size_t bytes, std::size_t limit) {
   throw std::invalid_argument("fused smoothing: " + what + " needs " + std::to_string(bytes) +
