@@ -46,6 +46,10 @@ void add_poisson_schema(config::Schema& schema) {
       .default_value(0).at_least(0);
   schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
       .choices(poisson::cg_operator_names()).default_value("matrix_free");
+  schema.add("poisson.cg.kernel", Kind::Choice,
+             "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
+             "multiprocessor) or auto (resident on GPUs)")
+      .choices(poisson::cg_kernel_names()).default_value("auto");
   schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
       .choices({"synthetic", "pgm", "hdf5", "manufactured"}).default_value("synthetic");
   add_image_input_schema(schema, "problem");
@@ -76,6 +80,7 @@ poisson::SolverOptions solver_options(const config::Config& config) {
   options.tile_cols = static_cast<int>(config.integer("poisson.blocked.tile_cols"));
   options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
   options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
+  options.cg_kernel = ps::cg_kernel_from_name(config.string("poisson.cg.kernel"));
   return options;
 }
 
@@ -232,6 +237,8 @@ void run_typed(RunContext& context) {
   if (options.method == ps::Method::jacobi_blocked)
     output.set_attribute("blocked_kernel",
                          ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
+  if (options.method == ps::Method::cg_fused)
+    output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
   output.set_attribute("iterations", report.iterations);
   output.set_attribute("relative_residual", report.relative_residual);
   output.set_attribute("reference_norm", report.reference_norm);

@@ -5,7 +5,8 @@
      a 400x266 image, jacobi_blocked for each --blocked setting, plain jacobi (one
      launch per sweep) as the baseline in the same run;
   2. time to the relative residual those 150000 sweeps reached (and to 1.6e-6),
-     by cg_fused and Kokkos Kernels cg (configs/poisson_image_cg.yaml);
+     by cg_fused (resident and two launches a step) and Kokkos Kernels cg
+     (configs/poisson_image_cg.yaml);
   3. the large grid (configs/poisson_large.yaml, 8192x8192): plain and blocked
      sweeps as effective bandwidth against the STREAM copy measured in the same run.
 With --numpy, NumPy slicing Jacobi on this host is timed per sweep on both grids.
@@ -107,8 +108,9 @@ def main():
     reached = baseline["baseline_residual"]
     rows = []
     for tolerance in sorted({reached, 1.6e-6}, reverse=True):
-        for solver, extra in (("cg_fused", []), ("cg", ["poisson.cg.operator=matrix_free"]),
-                              ("cg", ["poisson.cg.operator=crs"])):
+        for solver, extra in (("cg_fused", ["poisson.cg.kernel=resident"]),
+                              ("cg_fused", ["poisson.cg.kernel=launches"]),
+                              ("cg", ["poisson.cg.operator=matrix_free"]), ("cg", ["poisson.cg.operator=crs"])):
             r = solve(args.bin, "configs/poisson_image_cg.yaml", os.path.join(args.out, "poisson_cg.h5"),
                       f"poisson.solver={solver}", f"poisson.tolerance={tolerance:.6g}", "output.pgm=''",
                       "run.repeats=3", "run.warmup=1", *extra)

@@ -4,12 +4,17 @@
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
+#include "core/kokkos_session.hpp"
 #include "solvers/poisson/cg_kernels.hpp"
+#include "solvers/poisson/cg_resident.hpp"
 #include "solvers/poisson/methods.hpp"
 
 namespace portasolve::poisson {
@@ -100,6 +105,54 @@ CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
 // fallen below half of it: rounding has taken over the recurrence.
 bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
 
+// Runs cg_fused's steps [first, first + steps), restarting (beta = 0) at
+// step `restart`; the scalars stay on the device.
+using StepRunner = std::function<void(std::int64_t first, std::int64_t steps, std::int64_t restart)>;
+
+// Two launches a step (cg_kernels.hpp).
+template <class T, class Sum>
+StepRunner launched_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T>& p, const View2D<T>& q,
+                          const typename FusedCg<T, Sum>::Scalars& scalars) {
+  using Kernel = FusedCg<T, Sum>;
+  return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
+    const std::int64_t rows = x.extent(0), cols = x.extent(1);
+    for (std::int64_t step = first; step < first + steps; ++step) {
+      const Kernel kernel{x, r, p, q, scalars, step, restart};
+      reduce_interior<Sum, typename Kernel::Direction>("poisson_cg_direction", rows, cols, kernel,
+                                                       Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
+      reduce_interior<Sum, typename Kernel::Update>("poisson_cg_update", rows, cols, kernel,
+                                                    Kokkos::subview(scalars, (step + 1) & 1));
+    }
+  };
+}
+
+// Resident launches (cg_resident.hpp), a team per compute unit.
+template <class T, class Sum>
+StepRunner resident_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T>& p, const View2D<T>& q,
+                          const typename FusedCg<T, Sum>::Scalars& scalars) {
+  using Kernel = ResidentCg<T, Sum>;
+  const std::int64_t points = (std::int64_t(x.extent(0)) - 2) * (std::int64_t(x.extent(1)) - 2);
+  const int teams = static_cast<int>(std::min<std::int64_t>(compute_units(), points));
+  const Kokkos::View<Sum**, MemSpace> partials("poisson_cg_partials", 2, teams);
+  const Kokkos::View<int, MemSpace> arrivals("poisson_cg_arrivals"), stalled("poisson_cg_stalled");
+  // Two barriers a step, each counting every team: keep the count an int.
+  const std::int64_t most_steps = std::numeric_limits<int>::max() / (2 * std::int64_t(teams)) - 1;
+  return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
+    for (std::int64_t step = first; step < first + steps; step += most_steps) {
+      Kokkos::deep_copy(arrivals, 0);
+      const Kernel kernel{x,        r,        p,     q, scalars, partials, arrivals, stalled, step, restart,
+                          static_cast<int>(std::min(most_steps, first + steps - step))};
+      Kokkos::parallel_for("poisson_cg_resident",
+                           typename Kernel::Policy(teams, resident_cg_team_size).set_chunk_size(1), kernel);
+    }
+    int stall = 0;
+    Kokkos::deep_copy(stall, stalled);
+    if (stall)
+      throw SolverError("cg_fused: the resident kernel's teams did not all run at once (is the device shared with "
+                        "other work?); use poisson.cg.kernel: launches");
+  };
+}
+
 }  // namespace
 
 template <class T>
@@ -151,7 +204,7 @@ void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& optio
 }
 
 template <class T>
-void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& /*options*/, CheckSchedule& schedule) {
+void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
   using Sum = typename Accumulator<T>::type;
   using Kernel = FusedCg<T, Sum>;
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
@@ -166,16 +219,15 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   replace_residual(0);
   std::int64_t restart_step = 0;
 
+  const StepRunner run_steps = chosen_cg_kernel(options) == CgKernel::resident
+                                   ? resident_steps<T, Sum>(x, r, p, q, scalars)
+                                   : launched_steps<T, Sum>(x, r, p, q, scalars);
+
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     const std::int64_t check = schedule.next_check(done);
-    for (; done < check; ++done) {
-      const Kernel kernel{x, r, p, q, scalars, done, restart_step};
-      reduce_interior<Sum, typename Kernel::Direction>("poisson_cg_direction", rows, cols, kernel,
-                                                         Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
-      reduce_interior<Sum, typename Kernel::Update>("poisson_cg_update", rows, cols, kernel,
-                                                      Kokkos::subview(scalars, (done + 1) & 1));
-    }
+    run_steps(done, check - done, restart_step);
+    done = check;
     Kokkos::deep_copy(host_scalars, scalars);
     double norm = residual_norm(x, rhs);
     if (drifted(norm, static_cast<double>(host_scalars(done & 1)))) {

@@ -11,20 +11,18 @@
 // flag and waits for its (up to 8) neighbours' flags before reloading its
 // region; no grid-wide barrier and no launch between rounds.
 //
-// The waits need every team resident at once: the launcher asks for at most
-// one team per multiprocessor (GPUs) or per thread (hosts, one-thread
-// teams). Should a team wait too long anyway (a device shared with other
-// work), it gives up and raises `stalled`, and the solve reports an error
-// instead of hanging.
+// The waits (resident_wait.hpp) need every team resident at once: the
+// launcher asks for at most one team per multiprocessor (GPUs) or per thread
+// (hosts, one-thread teams).
 //
 // Updates are jacobi_update on the same neighbours as JacobiSweep, so the
 // result equals the plain sweeps bit for bit.
 #include <cstdint>
-#include <thread>
 
 #include "core/lanes.hpp"
 #include "core/spaces.hpp"
 #include "core/unroll.hpp"
+#include "solvers/poisson/resident_wait.hpp"
 #include "solvers/poisson/stencil.hpp"
 
 namespace portasolve::poisson {
@@ -83,7 +81,6 @@ struct JacobiResidentTiles {
   using Edges = Kokkos::View<T**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Block = T[rows_per_warp][columns];  // a lane's points
-  static constexpr long long patience = 1LL << 26;  // polls of a neighbour's flag before giving up
 
   View2D<T> first, second;  // round r reads first when r is even, second when odd
   View2D<const T> rhs;
@@ -234,12 +231,7 @@ struct JacobiResidentTiles {
         if (n == 4 || down < 0 || down >= geometry.tiles_down || across < 0 || across >= geometry.tiles_across)
           continue;
         const int neighbour = down * geometry.tiles_across + across;
-        for (long long polls = 0; flag[neighbour] < round && *stall == 0; ++polls) {
-          if (polls == patience) *stall = 1;
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-          std::this_thread::yield();  // host threads may share cores
-#endif
-        }
+        wait_until_reaches(flag + neighbour, round, stall);
         Kokkos::memory_fence();
       }
     }

@@ -34,6 +34,20 @@ BlockedKernel blocked_kernel_from_name(const std::string& name) {
   return enum_from_name<BlockedKernel>(blocked_kernel_names(), name, "Poisson blocked kernel");
 }
 std::string name_of(BlockedKernel kernel) { return blocked_kernel_names()[static_cast<std::size_t>(kernel)]; }
+const std::vector<std::string>& cg_kernel_names() {
+  static const std::vector<std::string> names{"auto", "launches", "resident"};
+  return names;
+}
+CgKernel cg_kernel_from_name(const std::string& name) {
+  return enum_from_name<CgKernel>(cg_kernel_names(), name, "Poisson CG kernel");
+}
+std::string name_of(CgKernel kernel) { return cg_kernel_names()[static_cast<std::size_t>(kernel)]; }
+
+CgKernel chosen_cg_kernel(const SolverOptions& options) {
+  if (options.cg_kernel != CgKernel::automatic) return options.cg_kernel;
+  // Hosts run the launches back to back; the resident barrier only adds waits there.
+  return host_execution ? CgKernel::launches : CgKernel::resident;
+}
 
 BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols) {
   if (options.blocked_kernel != BlockedKernel::automatic) return options.blocked_kernel;

@@ -31,6 +31,12 @@ constexpr int register_band_sweeps = 8;
 // KokkosSparse::CrsMatrix through KokkosSparse::spmv.
 enum class CgOperator { matrix_free, crs };
 
+// cg_fused's kernels: two launches a step, or one resident launch a residual
+// check (cg_resident.hpp: a team per multiprocessor, the step's two
+// reductions through a grid-wide barrier of its own). auto: resident on
+// GPUs, where launches set the pace of small grids; launches on hosts.
+enum class CgKernel { automatic, launches, resident };
+
 struct SolverOptions {
   Method method = Method::jacobi;
   std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
@@ -47,21 +53,28 @@ struct SolverOptions {
   // each); 0 = as many as fit 1024 threads. Hosts use one thread per team.
   int team_rows = 0;
   CgOperator cg_operator = CgOperator::matrix_free;
+  CgKernel cg_kernel = CgKernel::automatic;
 };
 
 const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
+const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"
 Method method_from_name(const std::string& name);
 CgOperator cg_operator_from_name(const std::string& name);
 std::string name_of(Method method);
 std::string name_of(CgOperator cg_operator);
 BlockedKernel blocked_kernel_from_name(const std::string& name);
 std::string name_of(BlockedKernel kernel);
+CgKernel cg_kernel_from_name(const std::string& name);
+std::string name_of(CgKernel kernel);
 
 // The kernel jacobi_blocked runs with these options on a rows x cols grid
 // (never automatic). Needs Kokkos initialised.
 BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols);
+
+// The kernel cg_fused runs with these options (never automatic).
+CgKernel chosen_cg_kernel(const SolverOptions& options);
 
 // Throws std::invalid_argument naming the first option out of range.
 void check(const SolverOptions& options);

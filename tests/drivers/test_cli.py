@@ -388,21 +388,27 @@ class Poisson(Folder):
         out, pgm_out = os.path.join(self.dir, "p.h5"), os.path.join(self.dir, "out.pgm")
         config = self.write("p.yaml", f"experiment: poisson\nproblem: {{source: pgm, file: {source}}}\n"
                                       "poisson: {solver: cg_fused, tolerance: 1.0e-10, check_every: 10}\n")
-        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}", "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual(read_pgm(pgm_out), self.image_rows())
-        with h5py.File(out, "r") as f:
-            output = f["output"].attrs
-            self.assertEqual(output["converged"], 1)
-            self.assertLessEqual(output["relative_residual"], 1e-10)
-            self.assertLess(output["error_max_abs"], 1e-6)
-            history = f["output/residual_history"][()]
-            self.assertEqual(history.shape[1], 2)
-            self.assertEqual(history[0, 0], 0)
-            self.assertEqual(history[0, 1], 1.0)
-            self.assertEqual(history[-1, 0], output["iterations"])
-            self.assertEqual(f["output/solution"].shape, (19, 27))
-            self.assertEqual(f["input/exact"][3, 4], self.image_rows()[3][4])
+        for kernel in ("launches", "resident"):
+            with self.subTest(kernel=kernel):
+                if os.path.exists(pgm_out):
+                    os.remove(pgm_out)
+                result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}",
+                                    "--set", f"poisson.cg.kernel={kernel}", "--overwrite", "--quiet")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(read_pgm(pgm_out), self.image_rows())
+                with h5py.File(out, "r") as f:
+                    output = f["output"].attrs
+                    self.assertEqual(output["cg_kernel"], kernel)
+                    self.assertEqual(output["converged"], 1)
+                    self.assertLessEqual(output["relative_residual"], 1e-10)
+                    self.assertLess(output["error_max_abs"], 1e-6)
+                    history = f["output/residual_history"][()]
+                    self.assertEqual(history.shape[1], 2)
+                    self.assertEqual(history[0, 0], 0)
+                    self.assertEqual(history[0, 1], 1.0)
+                    self.assertEqual(history[-1, 0], output["iterations"])
+                    self.assertEqual(f["output/solution"].shape, (19, 27))
+                    self.assertEqual(f["input/exact"][3, 4], self.image_rows()[3][4])
         plot = script("plot.py", out, "-o", os.path.join(self.dir, "p.png"))
         self.assertEqual(plot.returncode, 0, plot.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.dir, "p.png")), 10000)

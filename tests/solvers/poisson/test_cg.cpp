@@ -14,9 +14,17 @@ using testing::energy_norm;
 struct Variant {
   Method method;
   CgOperator cg_operator;
+  CgKernel cg_kernel;
 };
-const Variant variants[] = {{Method::cg, CgOperator::matrix_free}, {Method::cg, CgOperator::crs},
-                            {Method::cg_fused, CgOperator::matrix_free}};
+const Variant variants[] = {{Method::cg, CgOperator::matrix_free, CgKernel::automatic},
+                            {Method::cg, CgOperator::crs, CgKernel::automatic},
+                            {Method::cg_fused, CgOperator::matrix_free, CgKernel::launches},
+                            {Method::cg_fused, CgOperator::matrix_free, CgKernel::resident}};
+
+std::string name_of(const Variant& variant) {
+  return poisson::name_of(variant.method) + " " + poisson::name_of(variant.cg_operator) + " " +
+         poisson::name_of(variant.cg_kernel);
+}
 
 template <class T>
 HostGrid run_cg(const Problem& problem, Variant variant, std::int64_t steps, double tolerance,
@@ -24,6 +32,7 @@ HostGrid run_cg(const Problem& problem, Variant variant, std::int64_t steps, dou
   SolverOptions options;
   options.method = variant.method;
   options.cg_operator = variant.cg_operator;
+  options.cg_kernel = variant.cg_kernel;
   options.max_iterations = steps;
   options.tolerance = tolerance;
   options.check_every = 5;
@@ -40,7 +49,7 @@ TEST(PoissonCg, ReachesToleranceOnTheTrueResidual) {
   for (const Variant variant : variants) {
     SolveReport report;
     const HostGrid x = run_cg<double>(problem, variant, 10000, 1e-10, &report);
-    EXPECT_TRUE(report.converged) << name_of(variant.method);
+    EXPECT_TRUE(report.converged) << name_of(variant);
     EXPECT_EQ(report.stop_reason, "tolerance");
     EXPECT_LE(testing::host_residual_norm(x, problem.rhs) / reference, 1e-10);
     // The discrete solution is the image: CG needs far fewer steps than points.
@@ -48,7 +57,7 @@ TEST(PoissonCg, ReachesToleranceOnTheTrueResidual) {
     EXPECT_LT(testing::max_abs_difference(x, problem.exact.value()), 1e-6);
 
     const HostGrid x_float = run_cg<float>(problem, variant, 10000, 1e-5, &report);
-    EXPECT_TRUE(report.converged) << name_of(variant.method) << " float";
+    EXPECT_TRUE(report.converged) << name_of(variant) << " float";
     EXPECT_LE(testing::host_residual_norm(x_float, problem.rhs) / reference, 1.5e-5);
   }
 }
@@ -64,7 +73,7 @@ TEST(PoissonCg, EnergyNormOfTheErrorDecreasesEveryStep) {
     for (std::int64_t steps = 1; steps <= 40; ++steps) {
       const HostGrid x = run_cg<double>(problem, variant, steps, 0);
       const double error = energy_norm(x, exact);
-      EXPECT_LT(error, previous) << name_of(variant.method) << " step " << steps;
+      EXPECT_LT(error, previous) << name_of(variant) << " step " << steps;
       previous = error;
       const HostGrid textbook = run_cg<double>(problem, variants[0], steps, 0);
       EXPECT_LT(testing::max_abs_difference(x, textbook), 1e-9 * 255);
@@ -88,6 +97,22 @@ TEST(PoissonCg, ManufacturedErrorShrinksWithTheGridSquared) {
   }
 }
 
+// The resident kernel's teams split the interior into runs of points that
+// cross rows, and it launches once per check: on grids down to one interior
+// point, and over several checks, it follows the launched steps.
+TEST(PoissonCg, ResidentFollowsTheLaunchedSteps) {
+  const std::pair<std::size_t, std::size_t> shapes[] = {{3, 3}, {3, 40}, {40, 3}, {31, 47}};
+  for (const auto& [rows, cols] : shapes) {
+    const Problem problem = reconstruction_problem(testing::test_image(rows, cols));
+    for (const std::int64_t steps : {1, 7, 26}) {
+      const HostGrid launched = run_cg<double>(problem, variants[2], steps, 0);
+      const HostGrid resident = run_cg<double>(problem, variants[3], steps, 0);
+      EXPECT_LT(testing::max_abs_difference(launched, resident), 1e-9 * 255) << rows << "x" << cols << " " << steps;
+      EXPECT_GT(testing::max_abs_difference(launched, problem.start), 1e-3) << "no step was taken";
+    }
+  }
+}
+
 TEST(PoissonCg, StopsCleanlyWhenTheResidualIsExactlyZero) {
   // A linear function solves L X = 0 exactly; starting from it leaves r = 0.
   Problem problem = manufactured_problem(9, 9);
@@ -97,7 +122,7 @@ TEST(PoissonCg, StopsCleanlyWhenTheResidualIsExactlyZero) {
   for (const Variant variant : variants) {
     SolveReport report;
     const HostGrid x = run_cg<double>(problem, variant, 20, 0, &report);
-    EXPECT_EQ(testing::max_abs_difference(x, problem.start), 0.0) << name_of(variant.method);
+    EXPECT_EQ(testing::max_abs_difference(x, problem.start), 0.0) << name_of(variant);
     EXPECT_TRUE(std::isfinite(report.relative_residual));
   }
 }

@@ -1,0 +1,31 @@
+#pragma once
+// Waiting inside resident kernels (jacobi_resident.hpp, cg_resident.hpp),
+// whose teams wait for one another within one launch. That needs every team
+// resident at once; should one wait too long anyway (a device shared with
+// other work), it raises `stall` and every later wait returns at once, so the
+// launch ends, its results unused, and the host reports an error instead of
+// hanging.
+#include <thread>
+
+#include "core/spaces.hpp"
+
+namespace portasolve::poisson {
+
+constexpr long long resident_patience = 1LL << 26;  // polls before a wait gives up
+
+// Polls until *value >= target; false where it gave up or a stall was raised.
+KOKKOS_INLINE_FUNCTION bool wait_until_reaches(const volatile int* value, const int target, volatile int* stall) {
+  for (long long polls = 0; *value < target;) {
+    if (*stall != 0) return false;
+    if (++polls == resident_patience) {
+      *stall = 1;
+      return false;
+    }
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+    std::this_thread::yield();  // host threads may share cores
+#endif
+  }
+  return true;
+}
+
+}  // namespace portasolve::poisson
