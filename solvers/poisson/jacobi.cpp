@@ -119,13 +119,17 @@ class ResidentLauncher {
           std::to_string(ResidentShape::max_region_rows) + " rows including a halo of sweeps_per_launch (" +
           std::to_string(options.sweeps_per_launch) + ", at most a third of the region): a " + std::to_string(rows) +
           "x" + std::to_string(cols) + " grid needs more; use fewer sweeps per launch or another blocked kernel");
-    flags_ = Kokkos::View<int*, MemSpace>("poisson_resident_flags", geometry_.tiles());
+    if (Kernel::stamped_exchange)
+      stamped_ = decltype(stamped_)("poisson_resident_stamped", 2, rows, cols);
+    else
+      flags_ = Kokkos::View<int*, MemSpace>("poisson_resident_flags", geometry_.tiles());
   }
 
   // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
   bool launch(const View2D<T>& from, const View2D<T>& to, const View2D<T>& rhs, T omega, bool weighted,
               std::int64_t sweeps) {
-    const Kernel kernel{from, to, rhs, flags_, stalled_, omega, weighted, geometry_, rounds_, static_cast<int>(sweeps)};
+    const Kernel kernel{from,  to,       rhs,       flags_,  stamped_, stalled_, omega,
+                        weighted, geometry_, rounds_, static_cast<int>(sweeps)};
     const auto policy = typename Kernel::Policy(geometry_.tiles(), geometry_.warps, band_lanes)
                             .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
                             .set_chunk_size(1);  // hosts: one tile a thread, all running at once
@@ -136,12 +140,13 @@ class ResidentLauncher {
       throw SolverError("jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
                         "with other work?); use poisson.blocked.kernel: tiles");
     rounds_ += kernel.rounds();
-    return kernel.rounds() % 2 == 1;
+    return kernel.result_in_second();
   }
 
  private:
   ResidentGeometry geometry_;
   Kokkos::View<int*, MemSpace> flags_;
+  Kokkos::View<std::uint64_t***, Kokkos::LayoutRight, MemSpace> stamped_;
   Kokkos::View<int, MemSpace> stalled_;
   int rounds_ = 0;
 };

@@ -7,9 +7,11 @@
 // warp's slab, takes its left and right neighbours from the next lanes by
 // shuffles and the rows above and below its warp's slab from the adjacent
 // warps through team scratch (one barrier a sweep). After k sweeps (a round)
-// the tile goes back to device memory, the team announces the round in its
-// flag and waits for its (up to 8) neighbours' flags before reloading its
-// region; no grid-wide barrier and no launch between rounds.
+// the tile goes back to device memory and the halo is reloaded from the
+// neighbouring tiles' (up to 8): float tiles store each point with the round
+// that wrote it and poll until the stamps they need appear; double tiles
+// announce the round in a per-tile flag and wait for their neighbours'
+// flags. No grid-wide barrier and no launch between rounds.
 //
 // The waits (resident_wait.hpp) need every team resident at once: the
 // launcher asks for at most one team per multiprocessor (GPUs) or per thread
@@ -18,6 +20,7 @@
 // Updates are jacobi_update on the same neighbours as JacobiSweep, so the
 // result equals the plain sweeps bit for bit.
 #include <cstdint>
+#include <cstring>
 
 #include "core/lanes.hpp"
 #include "core/spaces.hpp"
@@ -84,7 +87,9 @@ struct JacobiResidentTiles {
 
   View2D<T> first, second;  // round r reads first when r is even, second when odd
   View2D<const T> rhs;
-  Kokkos::View<int*, MemSpace> flags;  // per tile: the last round it finished
+  Kokkos::View<int*, MemSpace> flags;  // per tile: the last round it finished (flag exchange)
+  // Stamped exchange: [round parity] x the grid, each point's value and the round that wrote it.
+  Kokkos::View<std::uint64_t***, Kokkos::LayoutRight, MemSpace> stamped;
   Kokkos::View<int, MemSpace> stalled;
   T omega;
   bool weighted;
@@ -121,17 +126,18 @@ struct JacobiResidentTiles {
     }
   }
 
+  KOKKOS_INLINE_FUNCTION bool in_tile(const Place& p, const int h, const int c) const {
+    const int a = p.warp * rows_per_warp + h, b = p.lane * columns + c, halo = geometry.halo;
+    return a >= halo && a < halo + geometry.tile_rows() && b >= halo && b < halo + geometry.tile_cols();
+  }
+
   // The tile's interior points, not its halo.
   KOKKOS_INLINE_FUNCTION void store(const Block& v, const Place& p, const View2D<T>& to) const {
-    const int halo = geometry.halo;
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
-    for (int c = 0; c < columns; ++c) {
-      const int a = p.warp * rows_per_warp + h, b = p.lane * columns + c;
-      const bool in_tile = a >= halo && a < halo + geometry.tile_rows() && b >= halo && b < halo + geometry.tile_cols();
-      if (in_tile && p.free_row[h] && p.free_col[c]) to(p.row0 + h, p.col0 + c) = v[h][c];
-    }
+    for (int c = 0; c < columns; ++c)
+      if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c]) to(p.row0 + h, p.col0 + c) = v[h][c];
   }
 
   // Where a lane's share of its warp's top and bottom rows goes for the
@@ -157,9 +163,28 @@ struct JacobiResidentTiles {
     return e;
   }
 
+  // Row h of one sweep from `v` into `out`, `up` and `down` its rows above and below.
+  template <bool Weighted, bool FixedRows, bool FixedCols>
+  KOKKOS_INLINE_FUNCTION void sweep_row(const Block& v, Block& out, const Block& b, const Place& p, const int h,
+                                        const T (&up)[columns], const T (&down)[columns]) const {
+    const T left_of_first = from_lane_below(v[h][columns - 1]);
+    const T right_of_last = from_lane_above(v[h][0]);
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) {
+      const T left = c == 0 ? left_of_first : v[h][c - 1];
+      const T right = c == columns - 1 ? right_of_last : v[h][c + 1];
+      T value = jacobi_update(v[h][c], up[c], down[c], left, right, b[h][c], omega, Weighted);
+      if constexpr (FixedCols) value = p.free_col[c] ? value : v[h][c];
+      if constexpr (FixedRows) value = p.free_row[h] ? value : v[h][c];
+      out[h][c] = value;
+    }
+  }
+
   // One sweep from `v` into `out`. FixedRows, FixedCols: some of the team's
   // rows, some of its columns hold points sweeps keep (the grid's ring,
-  // points past it); teams inside the grid skip the masks.
+  // points past it); teams inside the grid skip the masks. The rows between
+  // the slab's first and last need nothing from other warps and go before
+  // the barrier, so its wait overlaps them.
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void sweep(const Block& v, Block& out, const Block& b, const Place& p, const Member& team,
                                     const EdgeSlots& e, const int parity) const {
@@ -168,6 +193,8 @@ struct JacobiResidentTiles {
       e.top[parity][c] = v[0][c];
       e.bottom[parity][c] = v[rows_per_warp - 1][c];
     }
+    PORTASOLVE_UNROLL
+    for (int h = 1; h + 1 < rows_per_warp; ++h) sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, h, v[h - 1], v[h + 1]);
     team.team_barrier();
     T above[columns], below[columns];
     PORTASOLVE_UNROLL
@@ -175,26 +202,32 @@ struct JacobiResidentTiles {
       above[c] = e.above[parity][c];
       below[c] = e.below[parity][c];
     }
-    PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h) {
-      const T left_of_first = from_lane_below(v[h][columns - 1]);
-      const T right_of_last = from_lane_above(v[h][0]);
-      PORTASOLVE_UNROLL
-      for (int c = 0; c < columns; ++c) {
-        const T left = c == 0 ? left_of_first : v[h][c - 1];
-        const T right = c == columns - 1 ? right_of_last : v[h][c + 1];
-        const T up = h > 0 ? v[h - 1][c] : above[c];
-        const T down = h + 1 < rows_per_warp ? v[h + 1][c] : below[c];
-        T value = jacobi_update(v[h][c], up, down, left, right, b[h][c], omega, Weighted);
-        if constexpr (FixedCols) value = p.free_col[c] ? value : v[h][c];
-        if constexpr (FixedRows) value = p.free_row[h] ? value : v[h][c];
-        out[h][c] = value;
-      }
+    if constexpr (rows_per_warp == 1) {
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above, below);
+    } else {
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above, v[1]);
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, rows_per_warp - 1, v[rows_per_warp - 2], below);
     }
   }
 
+  // The slots as seen from a sweep of the other parity. Selects, not an
+  // index: a runtime index would put the slots in local memory.
+  KOKKOS_INLINE_FUNCTION static EdgeSlots flipped_if(const EdgeSlots& e, const bool flip) {
+    EdgeSlots f;
+    PORTASOLVE_UNROLL
+    for (int parity = 0; parity < 2; ++parity) {
+      f.top[parity] = flip ? e.top[parity ^ 1] : e.top[parity];
+      f.bottom[parity] = flip ? e.bottom[parity ^ 1] : e.bottom[parity];
+      f.above[parity] = flip ? e.above[parity ^ 1] : e.above[parity];
+      f.below[parity] = flip ? e.below[parity ^ 1] : e.below[parity];
+    }
+    return f;
+  }
+
   // `count` sweeps of v, ping-ponging between v and a second block so no
-  // values move between registers.
+  // values move between registers. Edge slots alternate with every sweep of
+  // the launch (the caller flips them for rounds that start on an odd
+  // sweep), so that one barrier a sweep suffices across rounds too.
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void sweeps_of(Block& v, const Block& b, const Place& p, const Member& team,
                                         const EdgeSlots& edges, const int count) const {
@@ -210,6 +243,67 @@ struct JacobiResidentTiles {
         PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) v[h][c] = w[h][c];
     }
+  }
+
+  // Float tiles trade points through `stamped`: a point and the round that
+  // wrote it share one 64-bit word, so a reader that sees the round it needs
+  // sees its value too, with no fence, flag or barrier. Round r's words lie
+  // in plane r % 2: a writer two rounds ahead would need this reader's
+  // next round first.
+  static constexpr bool stamped_exchange = sizeof(T) == 4;
+
+  KOKKOS_INLINE_FUNCTION static std::uint64_t with_stamp(const T value, const int round) {
+    std::uint32_t bits = 0;
+    memcpy(&bits, &value, sizeof(bits));
+    return std::uint64_t(std::uint32_t(round)) << 32 | bits;
+  }
+  KOKKOS_INLINE_FUNCTION static T value_of(const std::uint64_t word) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(word);
+    T value = 0;
+    memcpy(&value, &bits, sizeof(bits));
+    return value;
+  }
+
+  KOKKOS_INLINE_FUNCTION void store_stamped(const Block& v, const Place& p, const int round) const {
+    volatile std::uint64_t* plane = &stamped(round & 1, 0, 0);
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c)
+      if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c])
+        plane[(p.row0 + h) * p.cols + p.col0 + c] = with_stamp(v[h][c], round);
+  }
+
+  // The halo's interior points as the neighbouring tiles left them after
+  // `round`; the tile's own points, and fixed ones, stay as they are.
+  KOKKOS_INLINE_FUNCTION void load_stamped(Block& v, const Place& p, const int round) const {
+    const volatile std::uint64_t* plane = &stamped(round & 1, 0, 0);
+    std::uint64_t words[rows_per_warp][columns];
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c)
+      words[h][c] = !in_tile(p, h, c) && p.free_row[h] && p.free_col[c]
+                        ? plane[(p.row0 + h) * p.cols + p.col0 + c]
+                        : with_stamp(v[h][c], round);
+    // Each poll reloads every stale word at once: one round trip a poll.
+    for (long long polls = 0;;) {
+      bool fresh = true;
+      PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h)
+        PORTASOLVE_UNROLL
+      for (int c = 0; c < columns; ++c) fresh = fresh && int(words[h][c] >> 32) == round;
+      if (fresh || !keep_polling(polls, stalled.data())) break;
+      PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h)
+        PORTASOLVE_UNROLL
+      for (int c = 0; c < columns; ++c)
+        if (int(words[h][c] >> 32) != round) words[h][c] = plane[(p.row0 + h) * p.cols + p.col0 + c];
+    }
+    PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h)
+      PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) v[h][c] = value_of(words[h][c]);
   }
 
   // Announces round `round` done (the tile is in device memory) and waits
@@ -242,15 +336,32 @@ struct JacobiResidentTiles {
   KOKKOS_INLINE_FUNCTION void rounds_of(const Member& team, const Place& p, const Block& b) const {
     const EdgeSlots edges = edge_slots(Edges(team.team_scratch(0), 4 * geometry.warps, geometry.region_cols()), p);
     Block v;
-    const int count = rounds();
+    const int count = rounds(), halo = geometry.halo;
+    load(v, p, first);
     for (int r = 0; r < count; ++r) {
-      load(v, p, r % 2 == 0 ? first : second);
-      sweeps_of<Weighted, FixedRows, FixedCols>(v, b, p, team, edges,
-                                                r + 1 < count ? geometry.halo : sweeps - r * geometry.halo);
-      store(v, p, r % 2 == 0 ? second : first);
-      if (r + 1 < count) exchange(team, p, first_round + r + 1);
+      const bool last = r + 1 == count;
+      sweeps_of<Weighted, FixedRows, FixedCols>(v, b, p, team, flipped_if(edges, (r * halo) % 2 == 1),
+                                                last ? sweeps - r * halo : halo);
+      const int round = first_round + r + 1;
+      if constexpr (stamped_exchange) {
+        if (last) {
+          store(v, p, second);
+        } else {
+          store_stamped(v, p, round);
+          load_stamped(v, p, round);
+        }
+      } else {
+        store(v, p, r % 2 == 0 ? second : first);
+        if (!last) {
+          exchange(team, p, round);
+          load(v, p, r % 2 == 0 ? second : first);
+        }
+      }
     }
   }
+
+  // Where the launch leaves its result.
+  KOKKOS_INLINE_FUNCTION bool result_in_second() const { return stamped_exchange || rounds() % 2 == 1; }
 
   KOKKOS_INLINE_FUNCTION void run(const Member& team, const int lane) const {
     const ResidentGeometry& g = geometry;

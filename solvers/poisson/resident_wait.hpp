@@ -13,18 +13,26 @@ namespace portasolve::poisson {
 
 constexpr long long resident_patience = 1LL << 26;  // polls before a wait gives up
 
+// Called before each repeated poll of a wait that has polled `polls` times:
+// false once the wait gives up (after resident_patience polls) or another
+// has raised the stall.
+KOKKOS_INLINE_FUNCTION bool keep_polling(long long& polls, volatile int* stall) {
+  // The stall flag is read every 64th poll, so it does not slow each poll by a round trip.
+  if (++polls % 64 == 0 && *stall != 0) return false;
+  if (polls == resident_patience) {
+    *stall = 1;
+    return false;
+  }
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  std::this_thread::yield();  // host threads may share cores
+#endif
+  return true;
+}
+
 // Polls until *value >= target; false where it gave up or a stall was raised.
 KOKKOS_INLINE_FUNCTION bool wait_until_reaches(const volatile int* value, const int target, volatile int* stall) {
-  for (long long polls = 0; *value < target;) {
-    if (*stall != 0) return false;
-    if (++polls == resident_patience) {
-      *stall = 1;
-      return false;
-    }
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-    std::this_thread::yield();  // host threads may share cores
-#endif
-  }
+  for (long long polls = 0; *value < target;)
+    if (!keep_polling(polls, stall)) return false;
   return true;
 }
 
