@@ -39,8 +39,8 @@ struct ResidentShape {
   static constexpr int columns = host_execution ? 64 : 64 / band_lanes;
 };
 
-// Rows a lane holds: 4 on GPUs (the talk's case: 61 ms; 2 rows 73 ms, 8 rows 77 ms).
-constexpr int resident_rows_per_warp = host_execution ? 64 : 4;
+// Rows a lane holds on GPUs: 6 (the talk's case, k = 12: 46.4 ms; 3 rows 51.9, 4 rows 48.9, 8 rows 54.4).
+constexpr int resident_rows_per_warp = host_execution ? 64 : 6;
 
 struct ResidentGeometry {
   int halo = 0;   // k: sweeps a round
