@@ -116,7 +116,8 @@ class ResidentLauncher {
       throw std::invalid_argument(
           "jacobi_blocked: blocked kernel resident runs one tile per multiprocessor (" + std::to_string(capacity) +
           " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
-          std::to_string(ResidentShape::max_region_rows) + " rows including a halo of sweeps_per_launch (" +
+          std::to_string(ResidentShape::max_region_rows / Kernel::rows_per_warp * Kernel::rows_per_warp) +
+          " rows including a halo of sweeps_per_launch (" +
           std::to_string(options.sweeps_per_launch) + ", at most a third of the region): a " + std::to_string(rows) +
           "x" + std::to_string(cols) + " grid needs more; use fewer sweeps per launch or another blocked kernel");
     if (Kernel::stamped_exchange)
@@ -128,7 +129,7 @@ class ResidentLauncher {
   // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
   bool launch(const View2D<T>& from, const View2D<T>& to, const View2D<T>& rhs, T omega, bool weighted,
               std::int64_t sweeps) {
-    const Kernel kernel{from,  to,       rhs,       flags_,  stamped_, stalled_, omega,
+    const Kernel kernel{from,     to,        rhs,     flags_, stamped_, stalled_, omega,
                         weighted, geometry_, rounds_, static_cast<int>(sweeps)};
     const auto policy = typename Kernel::Policy(geometry_.tiles(), geometry_.warps, band_lanes)
                             .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))

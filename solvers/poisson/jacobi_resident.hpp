@@ -85,7 +85,10 @@ struct JacobiResidentTiles {
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Block = T[rows_per_warp][columns];  // a lane's points
 
-  View2D<T> first, second;  // round r reads first when r is even, second when odd
+  // The launch starts from `first`. Float rounds trade through `stamped` and
+  // the result goes to `second`; double rounds alternate (round r reads first
+  // when r is even, second when odd). result_in_second() says where it ends.
+  View2D<T> first, second;
   View2D<const T> rhs;
   Kokkos::View<int*, MemSpace> flags;  // per tile: the last round it finished (flag exchange)
   // Stamped exchange: [round parity] x the grid, each point's value and the round that wrote it.
@@ -194,7 +197,8 @@ struct JacobiResidentTiles {
       e.bottom[parity][c] = v[rows_per_warp - 1][c];
     }
     PORTASOLVE_UNROLL
-    for (int h = 1; h + 1 < rows_per_warp; ++h) sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, h, v[h - 1], v[h + 1]);
+    for (int h = 1; h + 1 < rows_per_warp; ++h)
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, h, v[h - 1], v[h + 1]);
     team.team_barrier();
     T above[columns], below[columns];
     PORTASOLVE_UNROLL
