@@ -44,7 +44,36 @@ struct ApplyOperator {
 //              q = A r + beta q; pq = sum p q
 //   Update:    alpha = rr_k / pq; x += alpha p; r -= alpha q; rr_{k+1} = sum r r
 // rr alternates between two slots by step parity, so no kernel reads the slot
-// its own reduction writes.
+// its own reduction writes. The scalars and the per-point work below are
+// shared with the resident kernel (cg_resident.hpp).
+
+// Once r is exactly 0 these guards turn further steps into no-ops, not NaN.
+template <class T, class Sum>
+KOKKOS_INLINE_FUNCTION T fused_cg_beta(const bool restart, const Sum rr, const Sum rr_previous) {
+  return restart || !(rr_previous > 0) ? T(0) : static_cast<T>(rr / rr_previous);
+}
+template <class T, class Sum>
+KOKKOS_INLINE_FUNCTION T fused_cg_alpha(const Sum rr, const Sum pq) {
+  return pq > 0 ? static_cast<T>(rr / pq) : T(0);
+}
+
+// Direction at one point, r_around = r's up + down + left + right; returns p q.
+template <class T, class Sum>
+KOKKOS_INLINE_FUNCTION Sum fused_cg_direction(const T r_centre, const T r_around, const T beta, T& p, T& q) {
+  const T a_r = T(4) * r_centre - r_around;
+  p = r_centre + beta * p;
+  q = a_r + beta * q;
+  return Sum(p) * Sum(q);
+}
+
+// Update at one point; returns r r.
+template <class T, class Sum>
+KOKKOS_INLINE_FUNCTION Sum fused_cg_update(const T alpha, const T p, const T q, T& x, T& r) {
+  x += alpha * p;
+  r = r - alpha * q;
+  return Sum(r) * Sum(r);
+}
+
 template <class T, class Sum>
 struct FusedCg {
   struct Direction {};
@@ -58,24 +87,14 @@ struct FusedCg {
   std::int64_t restart_step;  // beta = 0 here: p = r, q = A r
 
   KOKKOS_INLINE_FUNCTION void operator()(Direction, const std::int64_t i, const std::int64_t j, Sum& pq) const {
-    // Once r is exactly 0 the guards turn further steps into no-ops, not NaN.
-    const Sum rr_previous = scalars((step + 1) & 1);
-    const T beta = step == restart_step || !(rr_previous > 0) ? T(0) : static_cast<T>(scalars(step & 1) / rr_previous);
-    const T a_r = T(4) * r(i, j) - (r(i - 1, j) + r(i + 1, j) + r(i, j - 1) + r(i, j + 1));
-    const T p_new = r(i, j) + beta * p(i, j);
-    const T q_new = a_r + beta * q(i, j);
-    p(i, j) = p_new;
-    q(i, j) = q_new;
-    pq += Sum(p_new) * Sum(q_new);
+    const T beta = fused_cg_beta<T>(step == restart_step, scalars(step & 1), scalars((step + 1) & 1));
+    pq += fused_cg_direction<T, Sum>(r(i, j), r(i - 1, j) + r(i + 1, j) + r(i, j - 1) + r(i, j + 1), beta, p(i, j),
+                                     q(i, j));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(Update, const std::int64_t i, const std::int64_t j, Sum& rr) const {
-    const Sum pq = scalars(pq_slot);
-    const T alpha = pq > 0 ? static_cast<T>(scalars(step & 1) / pq) : T(0);
-    x(i, j) += alpha * p(i, j);
-    const T r_new = r(i, j) - alpha * q(i, j);
-    r(i, j) = r_new;
-    rr += Sum(r_new) * Sum(r_new);
+    const T alpha = fused_cg_alpha<T>(scalars(step & 1), scalars(pq_slot));
+    rr += fused_cg_update<T, Sum>(alpha, p(i, j), q(i, j), x(i, j), r(i, j));
   }
 };
 

@@ -46,21 +46,13 @@ struct ResidentCg {
     const std::int64_t i = 1 + point / interior_cols(), j = 1 + point % interior_cols();
     const volatile T* rv = r.data();
     const std::int64_t stride = r.stride(0), at = i * stride + j;
-    const T centre = rv[at];
-    const T a_r = T(4) * centre - (rv[at - stride] + rv[at + stride] + rv[at - 1] + rv[at + 1]);
-    const T p_new = centre + beta * p(i, j);
-    const T q_new = a_r + beta * q(i, j);
-    p(i, j) = p_new;
-    q(i, j) = q_new;
-    return Sum(p_new) * Sum(q_new);
+    return fused_cg_direction<T, Sum>(rv[at], rv[at - stride] + rv[at + stride] + rv[at - 1] + rv[at + 1], beta,
+                                      p(i, j), q(i, j));
   }
 
   KOKKOS_INLINE_FUNCTION Sum update(const std::int64_t point, const T alpha) const {
     const std::int64_t i = 1 + point / interior_cols(), j = 1 + point % interior_cols();
-    x(i, j) += alpha * p(i, j);
-    const T r_new = r(i, j) - alpha * q(i, j);
-    r(i, j) = r_new;
-    return Sum(r_new) * Sum(r_new);
+    return fused_cg_update<T, Sum>(alpha, p(i, j), q(i, j), x(i, j), r(i, j));
   }
 
   // The grid-wide sum of the teams' partials: the `barrier`-th barrier of
@@ -92,15 +84,14 @@ struct ResidentCg {
     Sum rr = scalars(first_step & 1), rr_previous = scalars((first_step + 1) & 1), pq = scalars(pq_slot);
     int barrier = 0;
     for (std::int64_t step = first_step; step < first_step + steps; ++step) {
-      // As FusedCg: once r is exactly 0 the guards turn steps into no-ops, not NaN.
-      const T beta = step == restart_step || !(rr_previous > 0) ? T(0) : static_cast<T>(rr / rr_previous);
+      const T beta = fused_cg_beta<T>(step == restart_step, rr, rr_previous);
       Sum part = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, begin, end), [&](const std::int64_t k, Sum& s) { s += direction(k, beta); },
           part);
       pq = total(team, pq_sum, part, ++barrier);
 
-      const T alpha = pq > 0 ? static_cast<T>(rr / pq) : T(0);
+      const T alpha = fused_cg_alpha<T>(rr, pq);
       part = 0;
       Kokkos::parallel_reduce(
           Kokkos::TeamThreadRange(team, begin, end), [&](const std::int64_t k, Sum& s) { s += update(k, alpha); },

@@ -29,11 +29,10 @@ KOKKOS_INLINE_FUNCTION bool keep_polling(long long& polls, volatile int* stall) 
   return true;
 }
 
-// Polls until *value >= target; false where it gave up or a stall was raised.
-KOKKOS_INLINE_FUNCTION bool wait_until_reaches(const volatile int* value, const int target, volatile int* stall) {
-  for (long long polls = 0; *value < target;)
-    if (!keep_polling(polls, stall)) return false;
-  return true;
+// Polls until *value >= target, or until it gives up or a stall is raised.
+KOKKOS_INLINE_FUNCTION void wait_until_reaches(const volatile int* value, const int target, volatile int* stall) {
+  for (long long polls = 0; *value < target && keep_polling(polls, stall);) {
+  }
 }
 
 }  // namespace portasolve::poisson
