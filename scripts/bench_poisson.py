@@ -69,7 +69,7 @@ def main():
     parser.add_argument("--bin", default="build/openmp/bin/portasolve")
     parser.add_argument("--sweeps", type=int, default=150000, help="sweeps of the talk's case")
     parser.add_argument("--large-sweeps", type=int, default=1000)
-    parser.add_argument("--blocked", nargs="+", default=["12:0:0"],
+    parser.add_argument("--blocked", nargs="+", default=["13:0:0"],
                         help="jacobi_blocked settings K:TILE_ROWS:TILE_COLS[:TEAM_ROWS[:KERNEL]] (0: automatic; "
                              "KERNEL auto|registers|tiles|resident; register bands: TILE_ROWS = rows a band writes)")
     parser.add_argument("--large-blocked", nargs="+", default=["8:0:0"])

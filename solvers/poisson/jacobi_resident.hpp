@@ -17,8 +17,8 @@
 // launcher asks for at most one team per multiprocessor (GPUs) or per thread
 // (hosts, one-thread teams).
 //
-// Updates are jacobi_update on the same neighbours as JacobiSweep, so the
-// result equals the plain sweeps bit for bit.
+// Updates are jacobi_update_quartered on the same neighbours as JacobiSweep,
+// so the result equals the plain sweeps bit for bit.
 #include <cstdint>
 #include <cstring>
 
@@ -39,7 +39,8 @@ struct ResidentShape {
   static constexpr int columns = host_execution ? 64 : 64 / band_lanes;
 };
 
-// Rows a lane holds on GPUs: 6 (the talk's case, k = 12: 46.4 ms; 3 rows 51.9, 4 rows 48.9, 8 rows 54.4).
+// Rows a lane holds on GPUs: 6 (the talk's case on an H100, k = 13: 40.6 ms; 4 rows 41.4;
+// at k = 12 before the fused update and paired edge accesses: 6 rows 46.4, 3 rows 51.9, 4 rows 48.9, 8 rows 54.4).
 constexpr int resident_rows_per_warp = host_execution ? 64 : 6;
 
 struct ResidentGeometry {
@@ -80,8 +81,12 @@ struct JacobiResidentTiles {
   enum { max_warps = ResidentShape::max_region_rows / RowsPerWarp };
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<max_warps * band_lanes, 1>>;
   using Member = typename Policy::member_type;
-  // [sweep parity][warp][top row, bottom row] x region columns
-  using Edges = Kokkos::View<T**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
+  // A lane's share of one row, aligned so that it moves as one access where it fits one.
+  struct alignas(sizeof(T) * columns <= 16 ? sizeof(T) * columns : alignof(T)) Chunk {
+    T value[columns];
+  };
+  // [sweep parity][warp][top row, bottom row] x lanes
+  using Edges = Kokkos::View<Chunk**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Block = T[rows_per_warp][columns];  // a lane's points
 
@@ -101,7 +106,7 @@ struct JacobiResidentTiles {
   int sweeps;       // this launch's
 
   static std::size_t scratch_bytes(const ResidentGeometry& g) {
-    return Edges::shmem_size(4 * g.warps, g.region_cols());
+    return Edges::shmem_size(4 * g.warps, band_lanes);
   }
   KOKKOS_INLINE_FUNCTION int rounds() const { return (sweeps + geometry.halo - 1) / geometry.halo; }
 
@@ -148,22 +153,29 @@ struct JacobiResidentTiles {
   // first and last warps read their own rows there instead: rows past the
   // region's edge do not exist, so its edge rows go stale, as the halo allows.
   struct EdgeSlots {
-    T* top[2];
-    T* bottom[2];
-    const T* above[2];
-    const T* below[2];
+    Chunk* top[2];
+    Chunk* bottom[2];
+    const Chunk* above[2];
+    const Chunk* below[2];
   };
 
   KOKKOS_INLINE_FUNCTION EdgeSlots edge_slots(const Edges& edges, const Place& p) const {
     EdgeSlots e;
     for (int parity = 0; parity < 2; ++parity) {
-      const int slot = 2 * (parity * geometry.warps + p.warp), column = p.lane * columns;
-      e.top[parity] = &edges(slot, column);
-      e.bottom[parity] = &edges(slot + 1, column);
-      e.above[parity] = p.warp > 0 ? &edges(slot - 1, column) : e.top[parity];
-      e.below[parity] = p.warp + 1 < geometry.warps ? &edges(slot + 2, column) : e.bottom[parity];
+      const int slot = 2 * (parity * geometry.warps + p.warp);
+      e.top[parity] = &edges(slot, p.lane);
+      e.bottom[parity] = &edges(slot + 1, p.lane);
+      e.above[parity] = p.warp > 0 ? &edges(slot - 1, p.lane) : e.top[parity];
+      e.below[parity] = p.warp + 1 < geometry.warps ? &edges(slot + 2, p.lane) : e.bottom[parity];
     }
     return e;
+  }
+
+  KOKKOS_INLINE_FUNCTION static Chunk chunk_of(const T (&row)[columns]) {
+    Chunk chunk;
+    PORTASOLVE_UNROLL
+    for (int c = 0; c < columns; ++c) chunk.value[c] = row[c];
+    return chunk;
   }
 
   // Row h of one sweep from `v` into `out`, `up` and `down` its rows above and below.
@@ -176,7 +188,7 @@ struct JacobiResidentTiles {
     for (int c = 0; c < columns; ++c) {
       const T left = c == 0 ? left_of_first : v[h][c - 1];
       const T right = c == columns - 1 ? right_of_last : v[h][c + 1];
-      T value = jacobi_update(v[h][c], up[c], down[c], left, right, b[h][c], omega, Weighted);
+      T value = jacobi_update_quartered(v[h][c], up[c], down[c], left, right, b[h][c], omega, Weighted);
       if constexpr (FixedCols) value = p.free_col[c] ? value : v[h][c];
       if constexpr (FixedRows) value = p.free_row[h] ? value : v[h][c];
       out[h][c] = value;
@@ -191,26 +203,18 @@ struct JacobiResidentTiles {
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void sweep(const Block& v, Block& out, const Block& b, const Place& p, const Member& team,
                                     const EdgeSlots& e, const int parity) const {
-    PORTASOLVE_UNROLL
-    for (int c = 0; c < columns; ++c) {
-      e.top[parity][c] = v[0][c];
-      e.bottom[parity][c] = v[rows_per_warp - 1][c];
-    }
+    *e.top[parity] = chunk_of(v[0]);
+    *e.bottom[parity] = chunk_of(v[rows_per_warp - 1]);
     PORTASOLVE_UNROLL
     for (int h = 1; h + 1 < rows_per_warp; ++h)
       sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, h, v[h - 1], v[h + 1]);
     team.team_barrier();
-    T above[columns], below[columns];
-    PORTASOLVE_UNROLL
-    for (int c = 0; c < columns; ++c) {
-      above[c] = e.above[parity][c];
-      below[c] = e.below[parity][c];
-    }
+    const Chunk above = *e.above[parity], below = *e.below[parity];
     if constexpr (rows_per_warp == 1) {
-      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above, below);
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above.value, below.value);
     } else {
-      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above, v[1]);
-      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, rows_per_warp - 1, v[rows_per_warp - 2], below);
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, 0, above.value, v[1]);
+      sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, rows_per_warp - 1, v[rows_per_warp - 2], below.value);
     }
   }
 
@@ -338,7 +342,7 @@ struct JacobiResidentTiles {
 
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void rounds_of(const Member& team, const Place& p, const Block& b) const {
-    const EdgeSlots edges = edge_slots(Edges(team.team_scratch(0), 4 * geometry.warps, geometry.region_cols()), p);
+    const EdgeSlots edges = edge_slots(Edges(team.team_scratch(0), 4 * geometry.warps, band_lanes), p);
     Block v;
     const int count = rounds(), halo = geometry.halo;
     load(v, p, first);
@@ -387,11 +391,12 @@ struct JacobiResidentTiles {
     const int team_row0 = p.row0 - p.warp * rows_per_warp;
     const bool fixed_rows = team_row0 < 1 || team_row0 + g.region_rows() > p.rows - 1;
     const bool fixed_cols = team_col0 < 1 || team_col0 + g.region_cols() > p.cols - 1;
-    Block b;
+    Block b;  // B / 4
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
-    for (int c = 0; c < columns; ++c) b[h][c] = p.free_row[h] && p.free_col[c] ? rhs(p.row0 + h, p.col0 + c) : T(0);
+    for (int c = 0; c < columns; ++c)
+      b[h][c] = p.free_row[h] && p.free_col[c] ? quarter(rhs(p.row0 + h, p.col0 + c)) : T(0);
 
     if (weighted)
       dispatch<true>(team, p, b, fixed_rows, fixed_cols);
