@@ -1,13 +1,16 @@
 // Jacobi, plain and blocked, against the float64 host loop; blocked == plain.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
 #include "solvers/poisson/solver.hpp"
+#include "solvers/poisson/stencil.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
 namespace portasolve::poisson {
@@ -63,6 +66,28 @@ void expect_blocked_equals_plain(double tolerance) {
     EXPECT_LT(max_abs_difference(plain, host_jacobi(start, rhs, shape.sweeps, shape.omega)), 1e3 * tolerance + 1e-12);
   }
 }
+
+// The update every sweep uses, (up + down + left + right) * 1/4 - B/4, against
+// the textbook (up + down + left + right - B) / 4 summed in the same order:
+// scaling by 4 is exact, so both round alike, bit for bit, over magnitudes
+// from 2^-20 to 2^20 (results far from the subnormal range).
+template <class T>
+void expect_quartered_update_rounds_as_textbook() {
+  std::mt19937 generator(17);
+  std::uniform_real_distribution<double> mantissa(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  const auto draw = [&] { return static_cast<T>(std::ldexp(mantissa(generator), exponent(generator))); };
+  int differ = 0;
+  for (int n = 0; n < 200000; ++n) {
+    const T up = draw(), down = draw(), left = draw(), right = draw(), rhs = draw();
+    const volatile T textbook = (up + down + left + right - rhs) / T(4);
+    differ += jacobi_update(T(0), up, down, left, right, rhs, T(1), false) != textbook;
+  }
+  EXPECT_EQ(differ, 0);
+}
+
+TEST(PoissonJacobi, QuarteredUpdateRoundsAsTextbookFloat) { expect_quartered_update_rounds_as_textbook<float>(); }
+TEST(PoissonJacobi, QuarteredUpdateRoundsAsTextbookDouble) { expect_quartered_update_rounds_as_textbook<double>(); }
 
 TEST(PoissonJacobi, BlockedEqualsPlainDouble) { expect_blocked_equals_plain<double>(4e-15); }
 TEST(PoissonJacobi, BlockedEqualsPlainFloat) { expect_blocked_equals_plain<float>(2e-6f); }
