@@ -39,8 +39,8 @@ struct ResidentShape {
   static constexpr int columns = host_execution ? 64 : 64 / band_lanes;
 };
 
-// Rows a lane holds on GPUs: 6 (the talk's case on an H100, k = 13: 40.6 ms; 4 rows 41.4;
-// at k = 12 before the fused update and paired edge accesses: 6 rows 46.4, 3 rows 51.9, 4 rows 48.9, 8 rows 54.4).
+// Rows a lane holds on GPUs: 6. The talk's case on an H100 at k = 13 (BENCHMARKS.md): 6 rows 39.5 ms,
+// 5 rows 41.4, 7 rows 46.6, 8 rows 47.3; 4 rows 41.4 against 40.6 for 6 in an earlier run.
 constexpr int resident_rows_per_warp = host_execution ? 64 : 6;
 
 struct ResidentGeometry {
