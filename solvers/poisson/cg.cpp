@@ -93,10 +93,10 @@ CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
   RowLengths lengths{Kokkos::View<Offset*, MemSpace>("poisson_row_map", n + 1), rows, cols};
   Offset entries = 0;
   Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(0, n + 1), lengths, entries);
-  Kokkos::View<Ordinal*, MemSpace> columns(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_columns"),
-                                           entries);
+  Kokkos::View<Ordinal*, MemSpace> columns(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_columns"), entries);
   Kokkos::View<T*, MemSpace> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_values"), entries);
-  Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n), FillRows<T>{lengths, columns, values});
+  Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       FillRows<T>{lengths, columns, values});
   return CrsMatrix<T>("poisson_minus_laplacian", static_cast<Ordinal>(n), static_cast<Ordinal>(n), entries, values,
                       lengths.row_map, columns);
 }
@@ -137,19 +137,22 @@ StepRunner resident_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T
   const Kokkos::View<int, MemSpace> arrivals("poisson_cg_arrivals"), stalled("poisson_cg_stalled");
   // Two barriers a step, each counting every team: keep the count an int.
   const std::int64_t most_steps = std::numeric_limits<int>::max() / (2 * std::int64_t(teams)) - 1;
+  const long long patience = resident_patience_from_environment();
   return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
     for (std::int64_t step = first; step < first + steps; step += most_steps) {
       Kokkos::deep_copy(arrivals, 0);
-      const Kernel kernel{x,        r,        p,     q, scalars, partials, arrivals, stalled, step, restart,
-                          static_cast<int>(std::min(most_steps, first + steps - step))};
+      const Kernel kernel{x,        r,        p,        q,
+                          scalars,  partials, arrivals, stalled,
+                          patience, step,     restart,  static_cast<int>(std::min(most_steps, first + steps - step))};
       Kokkos::parallel_for("poisson_cg_resident",
                            typename Kernel::Policy(teams, resident_cg_team_size).set_chunk_size(1), kernel);
     }
     int stall = 0;
     Kokkos::deep_copy(stall, stalled);
     if (stall)
-      throw SolverError("cg_fused: the resident kernel's teams did not all run at once (is the device shared with "
-                        "other work?); use poisson.cg.kernel: launches");
+      throw SolverError(
+          "cg_fused: the resident kernel's teams did not all run at once (is the device shared with "
+          "other work?); use poisson.cg.kernel: launches");
   };
 }
 
@@ -164,8 +167,10 @@ void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& optio
   CrsMatrix<T> matrix;
   if (assembled) matrix = assemble<T>(rows, cols);
   const auto apply = [&] {
-    if (assembled) KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q));
-    else for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
+    if (assembled)
+      KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q));
+    else
+      for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
   };
 
   using Sum = typename Accumulator<T>::type;
@@ -214,7 +219,7 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   const auto host_scalars = Kokkos::create_mirror_view(scalars);
   const auto replace_residual = [&](std::int64_t step) {
     reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
-                    Kokkos::subview(scalars, step & 1));
+                         Kokkos::subview(scalars, step & 1));
   };
   replace_residual(0);
   std::int64_t restart_step = 0;
@@ -247,7 +252,6 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
 template void run_cg<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
 template void run_cg<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
 template void run_cg_fused<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_cg_fused<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&,
-                                   CheckSchedule&);
+template void run_cg_fused<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
 
 }  // namespace portasolve::poisson

@@ -10,7 +10,9 @@
 //
 // Between barriers a team touches only its own points, except the
 // neighbours of r that the direction phase reads; r's last writes lie before
-// the barrier, and those reads go past L1 (volatile) to where they landed.
+// the barrier, and those reads are atomic loads after the barrier's acquire
+// fence (resident_wait.hpp), so they see where the writes landed, not a stale
+// L1 line.
 #include <cstdint>
 
 #include "core/spaces.hpp"
@@ -36,6 +38,7 @@ struct ResidentCg {
   Kokkos::View<Sum**, MemSpace> partials;  // [Reduction][team]
   Kokkos::View<int, MemSpace> arrivals;    // zero at the launch, one count per team and barrier
   Kokkos::View<int, MemSpace> stalled;
+  long long patience;  // polls before a wait gives up (resident_wait.hpp)
   std::int64_t first_step, restart_step;
   int steps;
 
@@ -44,10 +47,11 @@ struct ResidentCg {
 
   KOKKOS_INLINE_FUNCTION Sum direction(const std::int64_t point, const T beta) const {
     const std::int64_t i = 1 + point / interior_cols(), j = 1 + point % interior_cols();
-    const volatile T* rv = r.data();
+    const T* rv = r.data();
     const std::int64_t stride = r.stride(0), at = i * stride + j;
-    return fused_cg_direction<T, Sum>(rv[at], rv[at - stride] + rv[at + stride] + rv[at - 1] + rv[at + 1], beta,
-                                      p(i, j), q(i, j));
+    const T up = load_shared_word(rv + at - stride), down = load_shared_word(rv + at + stride),
+            left = load_shared_word(rv + at - 1), right = load_shared_word(rv + at + 1);
+    return fused_cg_direction<T, Sum>(load_shared_word(rv + at), up + down + left + right, beta, p(i, j), q(i, j));
   }
 
   KOKKOS_INLINE_FUNCTION Sum update(const std::int64_t point, const T alpha) const {
@@ -56,25 +60,31 @@ struct ResidentCg {
   }
 
   // The grid-wide sum of the teams' partials: the `barrier`-th barrier of
-  // this launch. One thread's fence before its arrival orders the team's
-  // stores (fences are cumulative after the team barrier), one after the
-  // wait orders its next loads.
+  // this launch. Thread 0 publishes the team's partial and arrives (release:
+  // a fence after the team barrier orders the team's stores of x, r, p, q and
+  // the partial before the increment), waits for every team (acquire), and
+  // the team barrier after it hands that ordering to the whole team. Every
+  // team then sums all partials in the same order, so all teams (and every
+  // run) get the same scalars. The last barrier keeps the next team
+  // reduction from reusing Kokkos' shared reduction buffer while slow warps
+  // still read this one's result: Kokkos 3.4 ends a team reduction without
+  // one (scripts/patches/0006 adds it; this keeps other Kokkos builds safe).
   KOKKOS_INLINE_FUNCTION Sum total(const Member& team, const Reduction which, const Sum partial,
                                    const int barrier) const {
     const int teams = team.league_size();
-    volatile Sum* slots = partials.data() + which * partials.stride(0);
-    if (team.team_rank() == 0) slots[team.league_rank()] = partial;
+    Sum* slots = partials.data() + which * partials.stride(0);
     team.team_barrier();
     if (team.team_rank() == 0) {
+      store_shared_word(slots + team.league_rank(), partial);
       Kokkos::memory_fence();
       Kokkos::atomic_increment(arrivals.data());
-      wait_until_reaches(arrivals.data(), barrier * teams, stalled.data());
-      Kokkos::memory_fence();
+      wait_until_reaches(arrivals.data(), barrier * teams, StallWatch{stalled.data(), patience});
     }
     team.team_barrier();
     Sum sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, teams), [&](const int t, Sum& s) { s += slots[t]; }, sum);
+        Kokkos::TeamThreadRange(team, teams), [&](const int t, Sum& s) { s += load_shared_word(slots + t); }, sum);
+    team.team_barrier();
     return sum;
   }
 

@@ -1,13 +1,12 @@
 // The Jacobi loops: plain (one launch per sweep) and temporally blocked (up to
 // k sweeps per launch), ping-ponging two grids that share the boundary.
 #include <algorithm>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
-
 #include "solvers/poisson/jacobi_blocked.hpp"
 #include "solvers/poisson/jacobi_registers.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
@@ -44,12 +43,11 @@ class BlockedLauncher {
     const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
     const std::size_t scratch = BlockedJacobi<T>::scratch_bytes(geometry_);
     if (scratch > static_cast<std::size_t>(Policy::scratch_size_max(0)))
-      throw std::invalid_argument("jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
-                                  std::to_string(geometry_.region_cols()) + " region (tile plus halo " +
-                                  std::to_string(geometry_.halo) + ") needs " + std::to_string(scratch) +
-                                  " bytes of team scratch, this backend allows " +
-                                  std::to_string(Policy::scratch_size_max(0)) +
-                                  ": use a smaller tile or fewer sweeps per launch");
+      throw std::invalid_argument(
+          "jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
+          std::to_string(geometry_.region_cols()) + " region (tile plus halo " + std::to_string(geometry_.halo) +
+          ") needs " + std::to_string(scratch) + " bytes of team scratch, this backend allows " +
+          std::to_string(Policy::scratch_size_max(0)) + ": use a smaller tile or fewer sweeps per launch");
     const int league = geometry_.tiles_down * geometry_.tiles_across;
     const int rows_in_flight =
         host_execution ? 1
@@ -58,9 +56,7 @@ class BlockedLauncher {
     policy_ = Policy(league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
   }
 
-  void launch(const BlockedJacobi<T>& kernel) const {
-    Kokkos::parallel_for("poisson_jacobi_blocked", policy_, kernel);
-  }
+  void launch(const BlockedJacobi<T>& kernel) const { Kokkos::parallel_for("poisson_jacobi_blocked", policy_, kernel); }
   const BlockGeometry& geometry() const { return geometry_; }
 
  private:
@@ -117,9 +113,9 @@ class ResidentLauncher {
           "jacobi_blocked: blocked kernel resident runs one tile per multiprocessor (" + std::to_string(capacity) +
           " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
           std::to_string(ResidentShape::max_region_rows / Kernel::rows_per_warp * Kernel::rows_per_warp) +
-          " rows including a halo of sweeps_per_launch (" +
-          std::to_string(options.sweeps_per_launch) + ", at most a third of the region): a " + std::to_string(rows) +
-          "x" + std::to_string(cols) + " grid needs more; use fewer sweeps per launch or another blocked kernel");
+          " rows including a halo of sweeps_per_launch (" + std::to_string(options.sweeps_per_launch) +
+          ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
+          " grid needs more; use fewer sweeps per launch or another blocked kernel");
     if (Kernel::stamped_exchange)
       stamped_ = decltype(stamped_)("poisson_resident_stamped", 2, rows, cols);
     else
@@ -129,8 +125,8 @@ class ResidentLauncher {
   // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
   bool launch(const View2D<T>& from, const View2D<T>& to, const View2D<T>& rhs, T omega, bool weighted,
               std::int64_t sweeps) {
-    const Kernel kernel{from,     to,        rhs,     flags_, stamped_, stalled_, omega,
-                        weighted, geometry_, rounds_, static_cast<int>(sweeps)};
+    const Kernel kernel{from,      to,    rhs,      flags_,    stamped_, stalled_,
+                        patience_, omega, weighted, geometry_, rounds_,  static_cast<int>(sweeps)};
     const auto policy = typename Kernel::Policy(geometry_.tiles(), geometry_.warps, band_lanes)
                             .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
                             .set_chunk_size(1);  // hosts: one tile a thread, all running at once
@@ -138,8 +134,9 @@ class ResidentLauncher {
     int stalled = 0;
     Kokkos::deep_copy(stalled, stalled_);
     if (stalled)
-      throw SolverError("jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
-                        "with other work?); use poisson.blocked.kernel: tiles");
+      throw SolverError(
+          "jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
+          "with other work?); use poisson.blocked.kernel: tiles");
     rounds_ += kernel.rounds();
     return kernel.result_in_second();
   }
@@ -149,6 +146,7 @@ class ResidentLauncher {
   Kokkos::View<int*, MemSpace> flags_;
   Kokkos::View<std::uint64_t***, Kokkos::LayoutRight, MemSpace> stamped_;
   Kokkos::View<int, MemSpace> stalled_;
+  long long patience_ = resident_patience_from_environment();
   int rounds_ = 0;
 };
 

@@ -99,6 +99,7 @@ struct JacobiResidentTiles {
   // Stamped exchange: [round parity] x the grid, each point's value and the round that wrote it.
   Kokkos::View<std::uint64_t***, Kokkos::LayoutRight, MemSpace> stamped;
   Kokkos::View<int, MemSpace> stalled;
+  long long patience;  // polls before a wait gives up (resident_wait.hpp)
   T omega;
   bool weighted;
   ResidentGeometry geometry;
@@ -123,14 +124,14 @@ struct JacobiResidentTiles {
   }
 
   KOKKOS_INLINE_FUNCTION void load(Block& v, const Place& p, const View2D<T>& from) const {
-    const volatile T* data = from.data();  // past L1: neighbours wrote these on other multiprocessors
+    const T* data = from.data();  // atomic loads: neighbours wrote these on other multiprocessors
     const std::int64_t stride = from.stride(0);
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) {
       const int i = p.row0 + h, j = p.col0 + c;
-      v[h][c] = inside(p, i, j) ? data[i * stride + j] : T(0);
+      v[h][c] = inside(p, i, j) ? load_shared_word(data + i * stride + j) : T(0);
     }
   }
 
@@ -255,8 +256,10 @@ struct JacobiResidentTiles {
   }
 
   // Float tiles trade points through `stamped`: a point and the round that
-  // wrote it share one 64-bit word, so a reader that sees the round it needs
-  // sees its value too, with no fence, flag or barrier. Round r's words lie
+  // wrote it share one 64-bit word, stored and loaded as one atomic access,
+  // so a reader that sees the round it needs sees its value too, with no
+  // fence, flag or barrier: the value travels in the word that synchronizes.
+  // Round r's words lie
   // in plane r % 2: a writer two rounds ahead would need this reader's
   // next round first.
   static constexpr bool stamped_exchange = sizeof(T) == 4;
@@ -274,19 +277,19 @@ struct JacobiResidentTiles {
   }
 
   KOKKOS_INLINE_FUNCTION void store_stamped(const Block& v, const Place& p, const int round) const {
-    volatile std::uint64_t* plane = &stamped(round & 1, 0, 0);
+    std::uint64_t* plane = &stamped(round & 1, 0, 0);
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c])
-        plane[(p.row0 + h) * p.cols + p.col0 + c] = with_stamp(v[h][c], round);
+        store_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c, with_stamp(v[h][c], round));
   }
 
   // The halo's interior points as the neighbouring tiles left them after
   // `round`; the tile's own points, and fixed ones, stay as they are.
   KOKKOS_INLINE_FUNCTION void load_stamped(Block& v, const Place& p, const int round) const {
-    const volatile std::uint64_t* plane = &stamped(round & 1, 0, 0);
+    const std::uint64_t* plane = &stamped(round & 1, 0, 0);
     std::uint64_t words[rows_per_warp][columns];
     let_cycles_pass(resident_publish_lead);
     PORTASOLVE_UNROLL
@@ -294,7 +297,7 @@ struct JacobiResidentTiles {
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       words[h][c] = !in_tile(p, h, c) && p.free_row[h] && p.free_col[c]
-                        ? plane[(p.row0 + h) * p.cols + p.col0 + c]
+                        ? load_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c)
                         : with_stamp(v[h][c], round);
     // Each poll reloads every stale word at once: one round trip a poll.
     for (long long polls = 0;;) {
@@ -303,12 +306,13 @@ struct JacobiResidentTiles {
       for (int h = 0; h < rows_per_warp; ++h)
         PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) fresh = fresh && int(words[h][c] >> 32) == round;
-      if (fresh || !keep_polling(polls, stalled.data())) break;
+      if (fresh || !keep_polling(polls, StallWatch{stalled.data(), patience})) break;
       PORTASOLVE_UNROLL
       for (int h = 0; h < rows_per_warp; ++h)
         PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c)
-        if (int(words[h][c] >> 32) != round) words[h][c] = plane[(p.row0 + h) * p.cols + p.col0 + c];
+        if (int(words[h][c] >> 32) != round)
+          words[h][c] = load_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c);
     }
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)
@@ -317,26 +321,25 @@ struct JacobiResidentTiles {
   }
 
   // Announces round `round` done (the tile is in device memory) and waits
-  // until the neighbouring tiles have done it too. One thread's fence after
-  // the barrier orders the whole team's stores before the flag (fences are
-  // cumulative), as one fence after the waits orders the team's next loads.
+  // until the neighbouring tiles have done it too. After the team barrier,
+  // one thread's fence orders the whole team's stores before the flag
+  // (release; fences are cumulative); each wait ends with a fence (acquire),
+  // and the last barrier hands that ordering to the team's next loads.
   KOKKOS_INLINE_FUNCTION void exchange(const Member& team, const Place& p, const int round) const {
     team.team_barrier();
-    volatile int* flag = flags.data();
-    volatile int* stall = stalled.data();
+    int* flag = flags.data();
     const int tile = p.tile_down * geometry.tiles_across + p.tile_across;
     if (p.warp == 0) {
       if (p.lane == 0) {
         Kokkos::memory_fence();
-        flag[tile] = round;
+        store_shared_word(flag + tile, round);
       }
       for (int n = p.lane; n < 9; n += band_lanes) {
         const int down = p.tile_down + n / 3 - 1, across = p.tile_across + n % 3 - 1;
         if (n == 4 || down < 0 || down >= geometry.tiles_down || across < 0 || across >= geometry.tiles_across)
           continue;
         const int neighbour = down * geometry.tiles_across + across;
-        wait_until_reaches(flag + neighbour, round, stall);
-        Kokkos::memory_fence();
+        wait_until_reaches(flag + neighbour, round, StallWatch{stalled.data(), patience});
       }
     }
     team.team_barrier();

@@ -5,25 +5,87 @@
 // other work), it raises `stall` and every later wait returns at once, so the
 // launch ends, its results unused, and the host reports an error instead of
 // hanging.
+//
+// What teams of one launch share while they run (counters, flags, published
+// values) goes through the atomic loads and stores below, never plain or
+// volatile accesses alone. Ordering follows the fence pattern of the C++ and
+// PTX memory models: a writer fences (Kokkos::memory_fence) after its data and
+// before the relaxed atomic store or increment that publishes it (release); a
+// reader that has observed that value fences before it reads the data
+// (acquire). A team barrier before the writer's fence and after the reader's
+// makes one thread's fence order its whole team's accesses (fences are
+// cumulative).
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
+#if defined(__CUDA_ARCH__)
+#include <cuda/atomic>
+#endif
 #include <impl/Kokkos_ClockTic.hpp>
 
+#include "core/errors.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::poisson {
 
-constexpr long long resident_patience = 1LL << 26;  // polls before a wait gives up
+// Relaxed atomic load and store of a word other teams of the launch write or
+// read at the same time: single-copy atomic (a reader sees a whole value some
+// writer stored) and never kept in a register across polls. Device scope on
+// CUDA, where every team of a launch runs; the compiler's generic atomics
+// elsewhere (hosts, HIP devices).
+template <class T>
+KOKKOS_INLINE_FUNCTION T load_shared_word(const T* word) {
+#if defined(__CUDA_ARCH__)
+  return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(word)).load(cuda::std::memory_order_relaxed);
+#else
+  T value;
+  __atomic_load(word, &value, __ATOMIC_RELAXED);
+  return value;
+#endif
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION void store_shared_word(T* word, T value) {
+#if defined(__CUDA_ARCH__)
+  cuda::atomic_ref<T, cuda::thread_scope_device>(*word).store(value, cuda::std::memory_order_relaxed);
+#else
+  __atomic_store(word, &value, __ATOMIC_RELAXED);
+#endif
+}
+
+// Polls before a wait gives up: at ~1 us a poll on GPUs, about a minute,
+// far beyond any wait among resident teams. PORTASOLVE_RESIDENT_PATIENCE
+// lowers it, so that tests can drive the stall path on purpose.
+constexpr long long resident_patience = 1LL << 26;
+
+// Host side, when a launcher is built: resident_patience, or the
+// environment's PORTASOLVE_RESIDENT_PATIENCE (a positive integer).
+inline long long resident_patience_from_environment() {
+  const char* text = std::getenv("PORTASOLVE_RESIDENT_PATIENCE");
+  if (text == nullptr || *text == '\0') return resident_patience;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < 1)
+    throw InputError("PORTASOLVE_RESIDENT_PATIENCE: '" + std::string(text) + "' is not a positive integer");
+  return value;
+}
+
+// How a resident launch's waits give up: after `patience` polls, by raising
+// the launch's stall flag, which ends every other wait too.
+struct StallWatch {
+  int* stall;
+  long long patience;
+};
 
 // Called before each repeated poll of a wait that has polled `polls` times:
-// false once the wait gives up (after resident_patience polls) or another
-// has raised the stall.
-KOKKOS_INLINE_FUNCTION bool keep_polling(long long& polls, volatile int* stall) {
+// false once the wait gives up or another has raised the stall.
+KOKKOS_INLINE_FUNCTION bool keep_polling(long long& polls, const StallWatch& watch) {
   // The stall flag is read every 64th poll, so it does not slow each poll by a round trip.
-  if (++polls % 64 == 0 && *stall != 0) return false;
-  if (polls == resident_patience) {
-    *stall = 1;
+  if (++polls % 64 == 0 && load_shared_word(watch.stall) != 0) return false;
+  if (polls >= watch.patience) {
+    store_shared_word(watch.stall, 1);
     return false;
   }
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
@@ -51,10 +113,14 @@ KOKKOS_INLINE_FUNCTION void let_cycles_pass(const std::uint64_t cycles) {
 #endif
 }
 
-// Polls until *value >= target, or until it gives up or a stall is raised.
-KOKKOS_INLINE_FUNCTION void wait_until_reaches(const volatile int* value, const int target, volatile int* stall) {
-  for (long long polls = 0; *value < target && keep_polling(polls, stall);) {
+// Polls until *value >= target, or until it gives up or a stall is raised;
+// then fences, so the caller's next loads see what was published before
+// *value reached the target (acquire). The caller checks the stall flag
+// before trusting those loads.
+KOKKOS_INLINE_FUNCTION void wait_until_reaches(const int* value, const int target, const StallWatch& watch) {
+  for (long long polls = 0; load_shared_word(value) < target && keep_polling(polls, watch);) {
   }
+  Kokkos::memory_fence();
 }
 
 }  // namespace portasolve::poisson
