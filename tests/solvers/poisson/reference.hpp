@@ -2,11 +2,35 @@
 // Plain float64 host references for the Poisson tests.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "solvers/poisson/problem.hpp"
 
 namespace portasolve::poisson::testing {
+
+// Sets an environment variable for one scope and restores what was there.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = std::string(old);
+    setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() {
+    if (previous_)
+      setenv(name_.c_str(), previous_->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
 
 // The 5-point Laplacian with unit spacing, written here independently of the solver's.
 inline double stencil(const HostGrid& x, std::size_t i, std::size_t j) {

@@ -5,7 +5,9 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
+#include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
@@ -143,6 +145,36 @@ void expect_resident_tiles_equal_plain(double weighted_tolerance) {
 
 TEST(PoissonJacobi, ResidentTilesEqualPlainDouble) { expect_resident_tiles_equal_plain<double>(4e-15); }
 TEST(PoissonJacobi, ResidentTilesEqualPlainFloat) { expect_resident_tiles_equal_plain<float>(2e-6f); }
+
+// A resident wait that gives up (here after one poll, through the
+// environment's patience) must end in the documented stall error: never a
+// result, right or wrong, taken from a launch whose teams stopped waiting.
+// Teams that found their neighbours done in time may still finish a solve:
+// then it must equal the plain sweeps bit for bit.
+template <class T>
+void expect_resident_stall_is_an_error_or_exact() {
+  if (resident_geometry(40, 90, 8, compute_units()).tiles() < 2) GTEST_SKIP() << "one tile: no team ever waits";
+  const HostGrid start = random_grid(40, 90, 10), rhs = random_grid(40, 90, 11);
+  SolverOptions resident = sweeps(Method::jacobi_blocked, 64, 1.0);
+  resident.blocked_kernel = BlockedKernel::resident;
+  resident.sweeps_per_launch = 8;
+  resident.check_every = 64;  // one launch of 8 rounds: 7 exchanges, each a wait
+  const HostGrid plain = run<T>(start, rhs, sweeps(Method::jacobi, 64, 1.0));
+  testing::ScopedEnvironment impatient("PORTASOLVE_RESIDENT_PATIENCE", "1");
+  int stalled = 0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    try {
+      EXPECT_EQ(max_abs_difference(run<T>(start, rhs, resident), plain), 0.0) << "attempt " << attempt;
+    } catch (const SolverError& error) {
+      EXPECT_NE(std::string(error.what()).find("did not all run at once"), std::string::npos) << error.what();
+      ++stalled;
+    }
+  }
+  ::testing::Test::RecordProperty("stalled_attempts", stalled);
+}
+
+TEST(PoissonJacobi, ResidentStallIsAnErrorOrExactDouble) { expect_resident_stall_is_an_error_or_exact<double>(); }
+TEST(PoissonJacobi, ResidentStallIsAnErrorOrExactFloat) { expect_resident_stall_is_an_error_or_exact<float>(); }
 
 TEST(PoissonJacobi, ResidentGeometryCoversTheGridWithTheFewestWarps) {
   for (const int k : {1, 4, 16}) {
