@@ -29,7 +29,7 @@ bin="$bundle/bin/portasolve"
 out=${out:-$(mktemp -d /tmp/gpu-stress.XXXXXX)}
 mkdir -p "$out"
 
-small="--set problem.rows=266 --set problem.cols=400 --set output.pgm= --set benchmark.baseline=none --quiet"
+small="--set problem.rows=266 --set problem.cols=400 --set output.pgm=\"\" --set benchmark.baseline=none --quiet"
 cases=(
   "jacobi_f|poisson_image_jacobi|--set poisson.blocked.kernel=resident --set poisson.max_iterations=2600 --set poisson.check_every=1300"
   "jacobi_d|poisson_image_jacobi|--set precision=double --set poisson.blocked.kernel=resident --set poisson.blocked.sweeps_per_launch=8 --set poisson.max_iterations=2000 --set poisson.check_every=1000"
