@@ -1,5 +1,12 @@
 #include "core/hdf5.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <numeric>
 #include <utility>
 
@@ -23,12 +30,30 @@ void Handle::reset() {
 
 void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
-template <> hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
-template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
-template <> hid_t native_type<std::uint8_t>() { return H5T_NATIVE_UINT8; }
-template <> hid_t native_type<std::uint16_t>() { return H5T_NATIVE_UINT16; }
-template <> hid_t native_type<std::int32_t>() { return H5T_NATIVE_INT32; }
-template <> hid_t native_type<std::int64_t>() { return H5T_NATIVE_INT64; }
+template <>
+hid_t native_type<float>() {
+  return H5T_NATIVE_FLOAT;
+}
+template <>
+hid_t native_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
+template <>
+hid_t native_type<std::uint8_t>() {
+  return H5T_NATIVE_UINT8;
+}
+template <>
+hid_t native_type<std::uint16_t>() {
+  return H5T_NATIVE_UINT16;
+}
+template <>
+hid_t native_type<std::int32_t>() {
+  return H5T_NATIVE_INT32;
+}
+template <>
+hid_t native_type<std::int64_t>() {
+  return H5T_NATIVE_INT64;
+}
 
 namespace {
 
@@ -185,7 +210,8 @@ std::vector<std::string> Group::attribute_names(const std::string& dataset) cons
   if (H5Oget_info2(object.get(), &info, H5O_INFO_NUM_ATTRS) < 0) throw IoError("cannot inspect " + where(dataset));
   std::vector<std::string> names;
   for (hsize_t i = 0; i < info.num_attrs; ++i) {
-    const ssize_t length = H5Aget_name_by_idx(object.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    const ssize_t length =
+        H5Aget_name_by_idx(object.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
     std::string name(static_cast<std::size_t>(length), '\0');
     H5Aget_name_by_idx(object.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size() + 1, H5P_DEFAULT);
     names.push_back(name);
@@ -196,9 +222,9 @@ std::vector<std::string> Group::attribute_names(const std::string& dataset) cons
 template <class T>
 void Group::write_dataset(const std::string& name, const T* data, const Dims& dims) {
   const Handle space = simple_space(dims);
-  Handle dataset(H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                            H5P_DEFAULT),
-                 H5Dclose);
+  Handle dataset(
+      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose);
   if (!dataset.valid() || H5Dwrite(dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     throw IoError("cannot write HDF5 dataset " + where(name));
 }
@@ -208,9 +234,9 @@ void Group::write_strings(const std::string& name, const std::vector<std::string
   const Handle space = simple_space(Dims{values.size()});
   std::vector<const char*> pointers;
   for (const auto& value : values) pointers.push_back(value.c_str());
-  Handle dataset(H5Dcreate2(handle_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                            H5P_DEFAULT),
-                 H5Dclose);
+  Handle dataset(
+      H5Dcreate2(handle_.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose);
   if (!dataset.valid() || H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0)
     throw IoError("cannot write HDF5 dataset " + where(name));
 }
@@ -252,8 +278,192 @@ std::vector<std::string> Group::read_strings(const std::string& name) const {
   return values;
 }
 
-File::File(Handle file, Handle root, std::string filename)
-    : Group(std::move(root), std::move(filename), "/"), file_handle_(std::move(file)) {}
+namespace {
+
+// The file driver result files are written with: POSIX reads and writes like
+// HDF5's default (sec2), plus two switches HDF5's own drivers lack.
+//
+// HDF5 1.10 frees a file whose H5Fclose failed (a write or truncate refused
+// when it flushes, e.g. on a full disk) but keeps its ID, and closes that ID
+// again at exit: a crash in H5_term_library. So H5Fclose must never fail:
+// while closing, the driver records a failure instead of returning it
+// (File::close then throws), and a file that is being abandoned discards its
+// writes altogether (it is removed afterwards).
+struct Driver {
+  H5FD_t public_part;  // first: HDF5 hands this pointer to every callback
+  int fd = -1;
+  haddr_t eoa = 0, eof = 0;
+  dev_t device = 0;
+  ino_t inode = 0;
+  bool discard = false;             // writes and truncation succeed without touching the file
+  std::string* failures = nullptr;  // while closing: failures are recorded here and reported as success
+};
+
+constexpr haddr_t driver_max_address = (haddr_t{1} << (8 * sizeof(off_t) - 1)) - 1;
+
+Driver* driver_of(H5FD_t* file) { return reinterpret_cast<Driver*>(file); }
+const Driver* driver_of(const H5FD_t* file) { return reinterpret_cast<const Driver*>(file); }
+
+// A failure of `what`: returned (-1) normally, recorded while closing.
+herr_t driver_failure(Driver* driver, const char* what, int error) {
+  if (!driver->failures) {
+    errno = error;
+    return -1;
+  }
+  if (driver->failures->empty()) *driver->failures = std::string(what) + ": " + std::strerror(error);
+  return 0;
+}
+
+H5FD_t* driver_open(const char* name, unsigned flags, hid_t, haddr_t max_address) {
+  if (!name || !*name || max_address == 0 || max_address == HADDR_UNDEF || max_address > driver_max_address)
+    return nullptr;
+  int open_flags = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+  if (flags & H5F_ACC_TRUNC) open_flags |= O_TRUNC;
+  if (flags & H5F_ACC_CREAT) open_flags |= O_CREAT;
+  if (flags & H5F_ACC_EXCL) open_flags |= O_EXCL;
+  const int fd = ::open(name, open_flags | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  auto* driver = new Driver();
+  driver->fd = fd;
+  driver->eof = static_cast<haddr_t>(status.st_size);
+  driver->device = status.st_dev;
+  driver->inode = status.st_ino;
+  return &driver->public_part;
+}
+
+herr_t driver_close(H5FD_t* file) {
+  Driver* driver = driver_of(file);
+  const int status = ::close(driver->fd);
+  const int error = errno;
+  herr_t result = 0;
+  if (status != 0 && !driver->discard) result = driver_failure(driver, "close", error);
+  delete driver;
+  return result;
+}
+
+int driver_compare(const H5FD_t* a, const H5FD_t* b) {
+  const Driver *x = driver_of(a), *y = driver_of(b);
+  if (x->device != y->device) return x->device < y->device ? -1 : 1;
+  if (x->inode != y->inode) return x->inode < y->inode ? -1 : 1;
+  return 0;
+}
+
+herr_t driver_query(const H5FD_t*, unsigned long* flags) {
+  if (flags)
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA | H5FD_FEAT_DATA_SIEVE |
+             H5FD_FEAT_AGGREGATE_SMALLDATA;
+  return 0;
+}
+
+haddr_t driver_get_eoa(const H5FD_t* file, H5FD_mem_t) { return driver_of(file)->eoa; }
+
+herr_t driver_set_eoa(H5FD_t* file, H5FD_mem_t, haddr_t address) {
+  if (address > driver_max_address) return -1;
+  driver_of(file)->eoa = address;
+  return 0;
+}
+
+haddr_t driver_get_eof(const H5FD_t* file, H5FD_mem_t) { return driver_of(file)->eof; }
+
+herr_t driver_get_handle(H5FD_t* file, hid_t, void** handle) {
+  if (!handle) return -1;
+  *handle = driver_of(file);
+  return 0;
+}
+
+herr_t driver_read(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size, void* buffer) {
+  Driver* driver = driver_of(file);
+  if (address == HADDR_UNDEF || address + size > driver->eoa) return -1;
+  auto* out = static_cast<char*>(buffer);
+  while (size > 0) {
+    const ssize_t got = ::pread(driver->fd, out, size, static_cast<off_t>(address));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) {  // past the end of the file: zeros, as sec2 reads them
+      std::memset(out, 0, size);
+      break;
+    }
+    out += got;
+    address += static_cast<haddr_t>(got);
+    size -= static_cast<size_t>(got);
+  }
+  return 0;
+}
+
+herr_t driver_write(H5FD_t* file, H5FD_mem_t, hid_t, haddr_t address, size_t size, const void* buffer) {
+  Driver* driver = driver_of(file);
+  if (address == HADDR_UNDEF || address + size > driver->eoa) return -1;
+  if (driver->discard) return 0;
+  const auto* in = static_cast<const char*>(buffer);
+  while (size > 0) {
+    const ssize_t put = ::pwrite(driver->fd, in, size, static_cast<off_t>(address));
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) return driver_failure(driver, "write", errno);
+    in += put;
+    address += static_cast<haddr_t>(put);
+    size -= static_cast<size_t>(put);
+    if (address > driver->eof) driver->eof = address;
+  }
+  return 0;
+}
+
+herr_t driver_flush(H5FD_t*, hid_t, hbool_t) { return 0; }  // writes go straight to the file, as with sec2
+
+herr_t driver_truncate(H5FD_t* file, hid_t, hbool_t) {
+  Driver* driver = driver_of(file);
+  if (driver->eoa == driver->eof) return 0;
+  if (!driver->discard && ::ftruncate(driver->fd, static_cast<off_t>(driver->eoa)) != 0)
+    return driver_failure(driver, "truncate", errno);
+  driver->eof = driver->eoa;
+  return 0;
+}
+
+herr_t driver_lock(H5FD_t* file, hbool_t read_write) {
+  if (::flock(driver_of(file)->fd, (read_write ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 && errno != ENOSYS) return -1;
+  return 0;
+}
+
+herr_t driver_unlock(H5FD_t* file) {
+  if (::flock(driver_of(file)->fd, LOCK_UN) != 0 && errno != ENOSYS) return -1;
+  return 0;
+}
+
+const H5FD_class_t driver_class = {
+    "portasolve",      driver_max_address,
+    H5F_CLOSE_WEAK,    nullptr,  // terminate
+    nullptr,           nullptr,  // sb_size, sb_encode
+    nullptr,           0,        // sb_decode, fapl_size
+    nullptr,           nullptr,  // fapl_get, fapl_copy
+    nullptr,           0,        // fapl_free, dxpl_size
+    nullptr,           nullptr,  // dxpl_copy, dxpl_free
+    driver_open,       driver_close,
+    driver_compare,    driver_query,
+    nullptr,           nullptr,  // get_type_map, alloc
+    nullptr,           driver_get_eoa,
+    driver_set_eoa,    driver_get_eof,
+    driver_get_handle, driver_read,
+    driver_write,      driver_flush,
+    driver_truncate,   driver_lock,
+    driver_unlock,     H5FD_FLMAP_DICHOTOMY,
+};
+
+hid_t driver_id() {
+  static hid_t id = H5I_INVALID_HID;
+  if (id < 0 || H5Iis_valid(id) <= 0) id = H5FDregister(&driver_class);
+  return id;
+}
+
+}  // namespace
+
+File::File(Handle file, Handle root, std::string filename, void* driver)
+    : Group(std::move(root), std::move(filename), "/"), file_handle_(std::move(file)), driver_(driver) {}
+
+File::~File() { finish(/*discard=*/false); }
 
 namespace {
 
@@ -267,14 +477,21 @@ Handle open_root(const Handle& file, const std::string& filename) {
 
 File File::create(const std::string& filename, bool replace) {
   silence_library_errors();
+  Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // Strong close: closing the file closes everything in it, so once close()
   // returns the bytes on disk are final.
-  Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG);
+  if (!access.valid() || H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG) < 0 ||
+      H5Pset_driver(access.get(), driver_id(), nullptr) < 0)
+    throw IoError("cannot set up HDF5 to create '" + filename + "'");
   Handle file(H5Fcreate(filename.c_str(), replace ? H5F_ACC_TRUNC : H5F_ACC_EXCL, H5P_DEFAULT, access.get()), H5Fclose);
   if (!file.valid()) throw IoError("cannot create HDF5 file '" + filename + "'");
-  Handle root = open_root(file, filename);
-  return File(std::move(file), std::move(root), filename);
+  void* driver = nullptr;
+  if (H5Fget_vfd_handle(file.get(), H5P_DEFAULT, &driver) < 0 || !driver)
+    throw IoError("cannot set up HDF5 to write '" + filename + "'");
+  // From here on ~File closes it, should opening the root group fail.
+  File created(std::move(file), Handle(), filename, driver);
+  created.handle_ = open_root(created.file_handle_, filename);
+  return created;
 }
 
 File File::open_read_only(const std::string& filename) {
@@ -282,21 +499,37 @@ File File::open_read_only(const std::string& filename) {
   Handle file(H5Fopen(filename.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.valid()) throw IoError("cannot open '" + filename + "' as an HDF5 file");
   Handle root = open_root(file, filename);
-  return File(std::move(file), std::move(root), filename);
+  return File(std::move(file), std::move(root), filename, nullptr);
 }
 
 void File::flush() {
   if (H5Fflush(file_handle_.get(), H5F_SCOPE_GLOBAL) < 0) throw IoError("cannot flush HDF5 file '" + file_ + "'");
 }
 
-void File::close() {
-  if (!file_handle_.valid()) return;
+std::string File::finish(bool discard) noexcept {
+  if (!file_handle_.valid()) return {};
   handle_.reset();
-  if (H5Fclose(file_handle_.release()) < 0) throw IoError("cannot close HDF5 file '" + file_ + "'");
+  std::string failure;
+  if (driver_) {
+    // From here on H5Fclose cannot fail for a write (see Driver).
+    auto* driver = static_cast<Driver*>(driver_);
+    driver->discard = discard;
+    driver->failures = &failure;
+    driver_ = nullptr;
+  }
+  if (H5Fclose(file_handle_.release()) < 0 && failure.empty()) failure = "H5Fclose failed";
+  return failure;
 }
 
-#define PORTASOLVE_H5_INSTANTIATE(T)                                                      \
-  template void Group::write_dataset(const std::string&, const T*, const Dims&);         \
+void File::close() {
+  const std::string failure = finish(/*discard=*/false);
+  if (!failure.empty()) throw IoError("cannot write HDF5 file '" + file_ + "': " + failure);
+}
+
+void File::abandon() noexcept { finish(/*discard=*/true); }
+
+#define PORTASOLVE_H5_INSTANTIATE(T)                                             \
+  template void Group::write_dataset(const std::string&, const T*, const Dims&); \
   template std::vector<T> Group::read_dataset(const std::string&, Dims*) const;
 PORTASOLVE_H5_INSTANTIATE(float)
 PORTASOLVE_H5_INSTANTIATE(double)

@@ -85,14 +85,25 @@ class File : public Group {
   // Fails if the file exists, unless `replace` (then it is truncated).
   static File create(const std::string& filename, bool replace = false);
   static File open_read_only(const std::string& filename);
+  File(File&&) = default;
+  File& operator=(File&&) = delete;
+  // A file not closed yet is closed, its write failures ignored.
+  ~File();
   void flush();
   // Closes now, and with it every object still open in the file; after this
-  // the object must not be used.
+  // the object must not be used. Throws IoError naming the file and the
+  // failed operation if what HDF5 still had to write (on closing) could not
+  // be written; the file is closed either way.
   void close();
+  // Closes without writing anything more, for a file about to be removed
+  // (after an error). Never fails.
+  void abandon() noexcept;
 
  private:
-  File(Handle file, Handle root, std::string filename);
+  File(Handle file, Handle root, std::string filename, void* driver);
+  std::string finish(bool discard) noexcept;
   Handle file_handle_;
+  void* driver_ = nullptr;  // the write driver's state for files we create, null when read-only
 };
 
 // Turns off HDF5's printing of its error stack (we throw instead). Idempotent.

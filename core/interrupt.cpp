@@ -7,7 +7,7 @@ namespace portasolve {
 namespace {
 
 volatile std::sig_atomic_t stop_requested = 0;
-struct sigaction previous_int, previous_term;
+struct sigaction previous_int, previous_term, previous_hup;
 
 extern "C" void on_signal(int signal) {
   if (stop_requested) {
@@ -27,11 +27,16 @@ InterruptHandler::InterruptHandler() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
+  // The terminal went away: stop the same way, unless hangups are ignored
+  // (nohup), which the run keeps doing.
+  sigaction(SIGHUP, &action, &previous_hup);
+  if (previous_hup.sa_handler == SIG_IGN) sigaction(SIGHUP, &previous_hup, nullptr);
 }
 
 InterruptHandler::~InterruptHandler() {
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  sigaction(SIGHUP, &previous_hup, nullptr);
 }
 
 bool interrupt_requested() noexcept { return stop_requested != 0; }

@@ -1,8 +1,8 @@
 #pragma once
-// Ctrl-C (SIGINT) and SIGTERM become a request to stop: long loops poll
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP (unless ignored, as under nohup) become a request to stop: long loops poll
 // throw_if_interrupted() at safe points, the exception unwinds through RAII
 // (a ResultFile removes its partial file) and the process exits with 130.
-// A second Ctrl-C kills the process at once.
+// A second signal kills the process at once.
 #include "core/errors.hpp"
 
 namespace portasolve {

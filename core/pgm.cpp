@@ -4,10 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/result_file.hpp"
 
 namespace portasolve::pgm {
 
@@ -54,7 +56,8 @@ class Reader {
 
  private:
   static std::string printable(char c) {
-    return std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c) : "\\x" + std::to_string(int(static_cast<unsigned char>(c)));
+    return std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c)
+                                                       : "\\x" + std::to_string(int(static_cast<unsigned char>(c)));
   }
   const std::string& bytes_;
   const std::string& origin_;
@@ -76,20 +79,37 @@ Image parse(const std::string& bytes, const std::string& origin) {
   if (image.cols == 0 || image.rows == 0) reader.fail("width and height must be positive");
   if (maxval == 0 || maxval > 65535) reader.fail("maxval " + std::to_string(maxval) + " is outside 1..65535");
   image.maxval = static_cast<unsigned>(maxval);
+  // The header's size against the bytes there are, before allocating: a
+  // small file must not claim gigabytes.
+  const std::size_t width = maxval > 255 ? 2 : 1;
+  const std::size_t remaining = [&] {
+    std::size_t at = reader.at();
+    if (raw && at < bytes.size()) ++at;  // the whitespace after maxval
+    return bytes.size() - std::min(at, bytes.size());
+  }();
+  const std::string size = std::to_string(image.cols) + "x" + std::to_string(image.rows);
+  if (image.rows > std::numeric_limits<std::size_t>::max() / 2 / image.cols / width)
+    reader.fail("the header's size " + size + " is too large to address");
   const std::size_t count = image.rows * image.cols;
+  if (raw) {
+    if (remaining < count * width)
+      reader.fail("the pixel data is truncated: the header's " + size + " needs " + std::to_string(count * width) +
+                  " bytes, " + std::to_string(remaining) + " present");
+  } else if (remaining < 2 * count) {
+    // Each plain sample takes at least a separator and a digit.
+    reader.fail("the file ends before the pixel data does: the header's " + size + " needs at least " +
+                std::to_string(2 * count) + " bytes, " + std::to_string(remaining) + " present");
+  }
   image.pixels.resize(count);
   if (raw) {
     auto& at = reader.at();
     if (at >= bytes.size() || !std::isspace(static_cast<unsigned char>(bytes[at])))
       reader.fail("expected one whitespace character after maxval");
     ++at;
-    const std::size_t width = maxval > 255 ? 2 : 1;
-    if (bytes.size() - at < count * width)
-      reader.fail("the pixel data is truncated: " + std::to_string(count * width) + " bytes expected for " +
-                  std::to_string(image.cols) + "x" + std::to_string(image.rows) + ", " +
-                  std::to_string(bytes.size() - at) + " present");
     for (std::size_t k = 0; k < count; ++k) {
-      const auto byte = [&](std::size_t offset) { return static_cast<unsigned>(static_cast<unsigned char>(bytes[at + offset])); };
+      const auto byte = [&](std::size_t offset) {
+        return static_cast<unsigned>(static_cast<unsigned char>(bytes[at + offset]));
+      };
       const unsigned value = width == 2 ? (byte(2 * k) << 8 | byte(2 * k + 1)) : byte(k);
       if (value > maxval)
         reader.fail("pixel " + std::to_string(k) + " is " + std::to_string(value) + ", above maxval " +
@@ -152,11 +172,9 @@ std::string format(const Image& image, Encoding encoding) {
 
 void write(const std::string& path, const Image& image, Encoding encoding) {
   const std::string bytes = format(image, encoding);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw IoError("cannot open '" + path + "' for writing a PGM image");
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  file.close();
-  if (!file) throw IoError("error writing PGM image '" + path + "'");
+  StagedFile staged(path, /*overwrite=*/true, /*create_folders=*/false);
+  staged.write(bytes, "PGM image");
+  staged.commit();
 }
 
 Image from_values(const std::vector<double>& values, std::size_t rows, std::size_t cols, unsigned maxval) {

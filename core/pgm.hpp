@@ -18,12 +18,16 @@ struct Image {
 enum class Encoding { plain, raw };  // P2, P5
 
 // Throws IoError if the file cannot be opened, InputError (naming the file
-// and what is wrong) if it is not a valid PGM.
+// and what is wrong) if it is not a valid PGM; a header whose size the data
+// cannot hold fails before anything is allocated for it.
 Image read(const std::string& path);
 Image parse(const std::string& bytes, const std::string& origin);
 
-// Throws IoError if the file cannot be written; std::invalid_argument if a
-// pixel exceeds maxval or the sizes disagree.
+// Written under a temporary name beside `path` and renamed over it when
+// complete (a failed write leaves `path` as it was and no temporary); refuses
+// to replace what is not a regular file. Throws IoError naming the file and
+// the reason if it cannot be written; std::invalid_argument if a pixel
+// exceeds maxval or the sizes disagree.
 void write(const std::string& path, const Image& image, Encoding encoding = Encoding::raw);
 std::string format(const Image& image, Encoding encoding);
 

@@ -37,10 +37,15 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
     return image;
   }
   const double two_pi = math::two_pi<double>();
-  struct Disc { double x, y, radius, level; };
-  struct Bar { double x0, x1, y0, y1, level; };
+  struct Disc {
+    double x, y, radius, level;
+  };
+  struct Bar {
+    double x0, x1, y0, y1, level;
+  };
   std::vector<Disc> discs(6);
-  for (auto& d : discs) d = {uniform(generator), uniform(generator), 0.05 + 0.15 * uniform(generator), 255 * uniform(generator)};
+  for (auto& d : discs)
+    d = {uniform(generator), uniform(generator), 0.05 + 0.15 * uniform(generator), 255 * uniform(generator)};
   std::vector<Bar> bars(3);
   for (auto& b : bars) {
     const double x = uniform(generator), y = uniform(generator);
@@ -90,8 +95,8 @@ Image load_image(const config::Config& config, const std::string& prefix, const 
       throw InputError(file + ": dataset '" + dataset + "' has " + std::to_string(dims.size()) +
                        " dimensions; an image is 2-D (rows x cols)");
     const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
-    image = Image{dims[0], dims[1], std::move(values),
-                  top > 255 ? 65535u : 255u, "HDF5 dataset " + file + ":" + dataset};
+    image =
+        Image{dims[0], dims[1], std::move(values), top > 255 ? 65535u : 255u, "HDF5 dataset " + file + ":" + dataset};
   }
   for (std::size_t k = 0; k < image.values.size(); ++k)
     if (!std::isfinite(image.values[k]))
@@ -100,9 +105,11 @@ Image load_image(const config::Config& config, const std::string& prefix, const 
   return image;
 }
 
-void write_pgm(const std::string& path, const std::vector<double>& values, std::size_t rows, std::size_t cols,
-               unsigned maxval) {
-  pgm::write(path, pgm::from_values(values, rows, cols, maxval));
+void write_pgm(const config::Config& config, ResultFile& result, const std::vector<double>& values, std::size_t rows,
+               std::size_t cols, unsigned maxval) {
+  const std::string path = config.string("output.pgm");
+  result.add_file(path, pgm::format(pgm::from_values(values, rows, cols, maxval), pgm::Encoding::raw), "output.pgm",
+                  config.where("output.pgm"), "PGM image");
 }
 
 }  // namespace portasolve::drivers

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/result_file.hpp"
 
 namespace portasolve::drivers {
 
@@ -32,8 +33,10 @@ Image load_image(const config::Config& config, const std::string& prefix, const 
 const std::vector<std::string>& synthetic_patterns();
 Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed);
 
-// Writes values as a PGM (rounded, clamped to 0..maxval).
-void write_pgm(const std::string& path, const std::vector<double>& values, std::size_t rows, std::size_t cols,
-               unsigned maxval);
+// Writes values as the PGM output.pgm names (rounded, clamped to 0..maxval),
+// moved into place with the result file when the run succeeds, under the
+// same overwrite rule (ResultFile::add_file).
+void write_pgm(const config::Config& config, ResultFile& result, const std::vector<double>& values, std::size_t rows,
+               std::size_t cols, unsigned maxval);
 
 }  // namespace portasolve::drivers

@@ -289,7 +289,7 @@ void run_typed(RunContext& context) {
     if (!loaded.image)
       throw ConfigError(config.where("output.pgm"), "output.pgm", "a PGM needs an image source",
                         "problem.source: pgm, hdf5 or synthetic");
-    write_pgm(config.string("output.pgm"), solution.values, solution.rows, solution.cols, loaded.maxval);
+    write_pgm(config, result, solution.values, solution.rows, solution.cols, loaded.maxval);
   }
 }
 

@@ -267,7 +267,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
   if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
     std::vector<double> values(host_output.data(), host_output.data() + host_output.size());
     const unsigned maxval = std::is_same<Pixel, std::uint16_t>::value ? 65535u : image.maxval;
-    write_pgm(config.string("output.pgm"), values, image.rows, image.cols, maxval);
+    write_pgm(config, result, values, image.rows, image.cols, maxval);
   }
 }
 

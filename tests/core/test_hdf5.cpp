@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5.hpp"
+#include "tests/core/file_size_limit.hpp"
 
 namespace {
 
@@ -118,5 +119,82 @@ TEST(Hdf5, ErrorsNameTheFileAndObject) {
   EXPECT_THROW(h5::File::open_read_only(not_hdf5), IoError);
   EXPECT_THROW(h5::File::open_read_only(temp_path("absent.h5")), IoError);
 }
+
+namespace disk_full {
+
+using portasolve::testing::FileSizeLimit;
+
+std::size_t open_hdf5_files() { return static_cast<std::size_t>(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE)); }
+
+// HDF5 1.10 frees a file whose H5Fclose failed but keeps its ID, which it
+// closes again at exit (a crash in H5_term_library): no failed write may
+// leave an ID behind.
+TEST(Hdf5, WriteFailingForAFullDiskLeavesNoOpenFile) {
+  const std::string path = temp_path("full_mid_write.h5");
+  const std::size_t before = open_hdf5_files();
+  {
+    const FileSizeLimit limit(20000);
+    h5::File file = h5::File::create(path);
+    const std::vector<double> big(100000, 1.0);
+    h5::Group group = file.create_group("output");
+    try {
+      group.write_dataset("state", big);
+      ADD_FAILURE() << "a write past the file size limit succeeded";
+    } catch (const IoError& error) {
+      EXPECT_NE(std::string(error.what()).find("full_mid_write.h5:/output/state"), std::string::npos) << error.what();
+    }
+    group = h5::Group(h5::Handle(), path, "/output");
+    file.abandon();
+  }
+  EXPECT_EQ(open_hdf5_files(), before);
+  std::remove(path.c_str());
+}
+
+TEST(Hdf5, CloseFailingForAFullDiskThrowsAndClosesTheFile) {
+  const std::string path = temp_path("full_at_close.h5");
+  const std::size_t before = open_hdf5_files();
+  {
+    // Attributes stay in HDF5's cache until the file is closed: the close
+    // is the first write, and it fails.
+    const FileSizeLimit limit(100);
+    h5::File file = h5::File::create(path);
+    file.set_attribute("config", std::string(5000, 'x'));
+    try {
+      file.close();
+      ADD_FAILURE() << "closing past the file size limit succeeded";
+    } catch (const IoError& error) {
+      EXPECT_NE(std::string(error.what()).find("cannot write HDF5 file '" + path + "'"), std::string::npos)
+          << error.what();
+      EXPECT_NE(std::string(error.what()).find("File too large"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(open_hdf5_files(), before);
+  }
+  {
+    // The destructor of a file never closed ignores the failure, and closes.
+    const FileSizeLimit limit(100);
+    h5::File file = h5::File::create(path, /*replace=*/true);
+    file.set_attribute("config", std::string(5000, 'x'));
+  }
+  EXPECT_EQ(open_hdf5_files(), before);
+  std::remove(path.c_str());
+}
+
+TEST(Hdf5, FilesWrittenThroughTheDriverReadBackWithHdf5sDefault) {
+  const std::string path = temp_path("driver_round_trip.h5");
+  const std::vector<double> values = sample<double>(50000);  // past the metadata blocks
+  {
+    h5::File file = h5::File::create(path);
+    h5::Group group = file.create_group("g");
+    group.write_dataset("v", values);
+    group.set_attribute("note", "kept");
+    file.close();
+  }
+  const h5::File file = h5::File::open_read_only(path);  // HDF5's default driver
+  EXPECT_EQ(file.open_group("g").read_dataset<double>("v"), values);
+  EXPECT_EQ(file.open_group("g").string_attribute("note"), "kept");
+  std::remove(path.c_str());
+}
+
+}  // namespace disk_full
 
 }  // namespace

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/pgm.hpp"
+#include "tests/core/file_size_limit.hpp"
 
 namespace portasolve {
 namespace {
@@ -47,7 +50,8 @@ TEST(Pgm, RawSamplesAboveMaxval255AreTwoBytesBigEndian) {
 }
 
 TEST(Pgm, HeaderCommentsAndArbitraryWhitespace) {
-  const pgm::Image image = pgm::parse("P2 # a comment\n# another\n3\t2\n  # width 3 height 2\n9\n0 1 2\n3 4\n9\n", "inline");
+  const pgm::Image image =
+      pgm::parse("P2 # a comment\n# another\n3\t2\n  # width 3 height 2\n9\n0 1 2\n3 4\n9\n", "inline");
   EXPECT_EQ(image.cols, 3u);
   EXPECT_EQ(image.rows, 2u);
   EXPECT_EQ(image.maxval, 9u);
@@ -84,6 +88,70 @@ TEST(Pgm, FileProblemsAreIoErrors) {
 TEST(Pgm, FromValuesRoundsAndClamps) {
   const pgm::Image image = pgm::from_values({-3.0, 0.49, 0.5, 1.5, 254.6, 300.0}, 2, 3, 255);
   EXPECT_EQ(image.pixels, (std::vector<std::uint16_t>{0, 0, 0, 2, 255, 255}));
+}
+
+std::string message_of_parse(const std::string& bytes) {
+  try {
+    pgm::parse(bytes, "claims.pgm");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// A small file whose header claims a huge image fails before anything is
+// allocated for it (not after allocating gigabytes, not with bad_alloc).
+TEST(Pgm, HeaderSizeIsCheckedAgainstTheBytesPresentBeforeAllocating) {
+  const std::string raw = "P5\n50000 50000\n255\n" + std::string(100, '\x01');
+  const std::string message = message_of_parse(raw);
+  EXPECT_NE(message.find("claims.pgm"), std::string::npos) << message;
+  EXPECT_NE(message.find("50000x50000"), std::string::npos) << message;
+  EXPECT_NE(message.find("2500000000 bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("100 present"), std::string::npos) << message;
+  const std::string wide = message_of_parse("P5\n1000000000 1000000000\n65535\n\x01\x02");
+  EXPECT_NE(wide.find("1000000000x1000000000"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("2 present"), std::string::npos) << wide;
+  const std::string plain = message_of_parse("P2\n1000000000 1000000000\n255\n1 2 3\n");
+  EXPECT_NE(plain.find("1000000000x1000000000"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("7 present"), std::string::npos) << plain;  // "\n1 2 3\n"
+  // Exactly enough bytes still parse, in both encodings.
+  EXPECT_EQ(pgm::parse("P5\n2 1\n255\n\x01\x02", "x").pixels, (std::vector<std::uint16_t>{1, 2}));
+  EXPECT_EQ(pgm::parse("P2\n2 1\n255\n1 2", "x").pixels, (std::vector<std::uint16_t>{1, 2}));
+}
+
+std::string file_contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::size_t files_in(const std::filesystem::path& folder) {
+  return static_cast<std::size_t>(
+      std::distance(std::filesystem::directory_iterator(folder), std::filesystem::directory_iterator()));
+}
+
+// Disk full while writing: an IoError naming the file and the reason, the old
+// image untouched, no truncated image and no temporary left.
+TEST(Pgm, FullDiskWhileWritingKeepsTheOldImageAndLeavesNoPartial) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "pgm_full";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::string path = (folder / "out.pgm").string();
+  std::ofstream(path) << "old image";
+  try {
+    const portasolve::testing::FileSizeLimit limit(1000);
+    pgm::write(path, random_image(100, 100, 255, 3));
+    ADD_FAILURE() << "a PGM past the file size limit was written";
+  } catch (const IoError& error) {
+    EXPECT_NE(std::string(error.what()).find("'" + path + "'"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("File too large"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(file_contents(path), "old image");
+  EXPECT_EQ(files_in(folder), 1u);
+  pgm::write(path, random_image(100, 100, 255, 3));  // without the limit it replaces the old image
+  EXPECT_EQ(pgm::read(path).pixels, random_image(100, 100, 255, 3).pixels);
+  EXPECT_EQ(files_in(folder), 1u);
+  EXPECT_THROW(pgm::write("/dev/null", random_image(2, 2, 255, 1)), IoError);  // not a regular file
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ TEST(Progress, LineShowsStepsResidualElapsedAndEta) {
   EXPECT_EQ(progress.line(30000, 1.25e-3, 2.0),
             "poisson/jacobi: sweep 30000/150000 (20%), residual 1.250e-03, elapsed 2.0 s, ETA 8.0 s");
   EXPECT_EQ(progress.line(150000, std::nullopt, 125.0), "poisson/jacobi: sweep 150000/150000 (100%), elapsed 2m05s");
-  EXPECT_EQ(progress.line(1, std::nullopt, 7300.0).substr(0, 55), "poisson/jacobi: sweep 1/150000 (0%), elapsed 2h01m, ETA");
+  EXPECT_EQ(progress.line(1, std::nullopt, 7300.0).substr(0, 55),
+            "poisson/jacobi: sweep 1/150000 (0%), elapsed 2h01m, ETA");
 }
 
 TEST(Progress, PrintsAtMostOncePerIntervalAndClosesWithAFinalLine) {
@@ -51,6 +52,28 @@ TEST(Interrupt, SignalBecomesAnExceptionWithExitCode130) {
   } catch (const portasolve::Interrupted& error) {
     EXPECT_EQ(error.exit_code(), 130);
   }
+}
+
+// A hangup (the terminal or SSH session went away) stops a run like Ctrl-C:
+// before, it killed the process on the spot and left a partial file.
+TEST(Interrupt, HangupIsAStopRequestLikeCtrlC) {
+  for (const int signal : {SIGHUP, SIGTERM}) {
+    portasolve::InterruptHandler handler;
+    std::raise(signal);
+    EXPECT_TRUE(portasolve::interrupt_requested()) << signal;
+    EXPECT_THROW(portasolve::throw_if_interrupted(), portasolve::Interrupted) << signal;
+  }
+}
+
+// Under nohup a hangup stays ignored: the run goes on.
+TEST(Interrupt, IgnoredHangupStaysIgnored) {
+  const auto previous = std::signal(SIGHUP, SIG_IGN);
+  {
+    portasolve::InterruptHandler handler;
+    std::raise(SIGHUP);
+    EXPECT_FALSE(portasolve::interrupt_requested());
+  }
+  EXPECT_EQ(std::signal(SIGHUP, previous), SIG_IGN);  // and is ignored again afterwards
 }
 
 }  // namespace

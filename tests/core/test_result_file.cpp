@@ -4,11 +4,13 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/kokkos_session.hpp"
 #include "core/result_file.hpp"
 #include "core/version.hpp"
+#include "tests/core/file_size_limit.hpp"
 
 namespace {
 
@@ -124,6 +126,111 @@ TEST(ResultFile, FileAppearingMeanwhileIsNotReplaced) {
   std::ofstream(path) << "other";
   EXPECT_THROW(result.commit(), portasolve::IoError);
   EXPECT_EQ(fs::file_size(path), 5u);
+}
+
+std::string contents(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Disk full (writes past the limit fail with EFBIG): an IoError naming the
+// file, no file and no hidden partial left, an existing target untouched.
+TEST(ResultFile, FullDiskWhileWritingLeavesNothingAndKeepsTheTarget) {
+  using portasolve::testing::FileSizeLimit;
+  const fs::path folder = fresh_folder("result_full");
+  const std::string path = (folder / "out.h5").string();
+  std::ofstream(path) << "precious";
+  for (const rlim_t bytes : {rlim_t{0}, rlim_t{1000}, rlim_t{20000}}) {  // at creation, attributes, a dataset
+    try {
+      const FileSizeLimit limit(bytes);
+      ResultFile result(path, true, provenance);
+      result.output().write_dataset("state", std::vector<double>(100000, 1.0));
+      result.commit();
+      ADD_FAILURE() << "a result file past a limit of " << bytes << " bytes was written";
+    } catch (const portasolve::IoError& error) {
+      EXPECT_NE(std::string(error.what()).find("out.h5"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(contents(path), "precious") << bytes;
+    EXPECT_EQ(files_in(folder), 1u) << bytes;  // no .out.h5.partial-*
+    EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE), 0) << bytes;
+  }
+}
+
+TEST(ResultFile, AddedFileIsMovedInPlaceWithTheResultOnly) {
+  const fs::path folder = fresh_folder("result_added");
+  const std::string path = (folder / "out.h5").string(), image = (folder / "out.pgm").string();
+  {
+    ResultFile result(path, false, provenance);
+    result.add_file(image, "P5\n1 1\n255\n\x07", "output.pgm", {"x.yaml", 3, 5});
+    EXPECT_FALSE(fs::exists(image));
+  }
+  EXPECT_EQ(files_in(folder), 0u);  // not committed: neither file, no temporaries
+  {
+    ResultFile result(path, false, provenance);
+    result.add_file(image, "P5\n1 1\n255\n\x07", "output.pgm", {"x.yaml", 3, 5});
+    result.commit();
+  }
+  EXPECT_EQ(contents(image), "P5\n1 1\n255\n\x07");
+  EXPECT_EQ(files_in(folder), 2u);
+}
+
+TEST(ResultFile, AddedFileRefusesTheResultPathAndAnExistingFile) {
+  const fs::path folder = fresh_folder("result_added_refused");
+  const std::string path = (folder / "out.h5").string(), image = (folder / "out.pgm").string();
+  std::ofstream(image) << "old image";
+  ResultFile result(path, false, provenance);
+  try {
+    result.add_file((folder / "." / "out.h5").string(), "P5\n1 1\n255\n\x07", "output.pgm", {"x.yaml", 3, 5});
+    ADD_FAILURE() << "an added file replaced the result file";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.key_path(), "output.pgm");
+    EXPECT_NE(std::string(error.what()).find("output.path"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(result.add_file(image, "P5\n1 1\n255\n\x07", "output.pgm", {}), ConfigError);  // no overwrite
+  EXPECT_EQ(contents(image), "old image");
+}
+
+TEST(ResultFile, FullDiskWhileWritingAnAddedFileKeepsTheOldOne) {
+  using portasolve::testing::FileSizeLimit;
+  const fs::path folder = fresh_folder("result_added_full");
+  const std::string path = (folder / "out.h5").string(), image = (folder / "out.pgm").string();
+  std::ofstream(image) << "old image";
+  {
+    ResultFile result(path, true, provenance);
+    const FileSizeLimit limit(1000);
+    try {
+      result.add_file(image, std::string(5000, 'x'), "output.pgm", {}, "PGM image");
+      ADD_FAILURE() << "an added file past the limit was written";
+    } catch (const portasolve::IoError& error) {
+      EXPECT_NE(std::string(error.what()).find("cannot write PGM image '" + image + "'"), std::string::npos)
+          << error.what();
+      EXPECT_NE(std::string(error.what()).find("File too large"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_EQ(contents(image), "old image");
+  EXPECT_EQ(files_in(folder), 1u);
+}
+
+TEST(ResultFile, NeverReplacesWhatIsNotARegularFile) {
+  for (const bool overwrite : {false, true}) {
+    try {
+      portasolve::check_output_target("/dev/null", overwrite, {"x.yaml", 2, 3});
+      ADD_FAILURE() << "/dev/null accepted as an output";
+    } catch (const ConfigError& error) {
+      if (overwrite)
+        EXPECT_NE(std::string(error.what()).find("'/dev/null' is a character device"), std::string::npos)
+            << error.what();
+    }
+  }
+  const fs::path folder = fresh_folder("result_not_regular");
+  fs::create_directories(folder / "out.h5");
+  EXPECT_THROW(ResultFile((folder / "out.h5").string(), true, provenance), ConfigError);
+  // A target that turned into something else while the run went on.
+  const std::string path = (folder / "late.h5").string();
+  ResultFile result(path, true, provenance);
+  fs::create_directories(path);
+  EXPECT_THROW(result.commit(), portasolve::IoError);
+  EXPECT_TRUE(fs::is_directory(path));
 }
 
 }  // namespace

@@ -640,5 +640,131 @@ class Lorenz05(Folder):
         self.expect_errors([("experiment: lorenz05\n" + body + "\n", 2, message) for body, message in cases])
 
 
+
+def run_with_file_size_limit(limit, *args, cwd=None):
+    """portasolve with writes past `limit` bytes failing (EFBIG), as on a full disk: no root, no mount."""
+    import resource
+
+    def limit_file_size():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd, env=ENV, timeout=120,
+                          preexec_fn=limit_file_size)
+
+
+class OutputFaults(Folder):
+    """Full disks, signals, and outputs that must not be replaced (issue 19)."""
+
+    SMOOTHING = ("experiment: smoothing\nimage: {source: synthetic, rows: 200, cols: 200, pixel_type: uint8}\n"
+                 "smoothing: {kernel: box, radius: 1}\n")
+
+    def assert_failed_cleanly(self, result, code, message):
+        self.assertNotIn(result.returncode, (-11, -6, 134, 139), result.stderr)  # no crash
+        self.assertEqual(result.returncode, code, result.stderr)
+        self.assertIn(message, result.stderr)
+
+    def test_full_disk_while_writing_the_result_file(self):
+        config = os.path.join(os.path.dirname(SCRIPTS), "configs", "lorenz96.yaml")
+        out = os.path.join(self.dir, "l.h5")
+        for limit in (0, 2000, 100000):  # at creation, at the first writes, in the middle of /output/state
+            with self.subTest(limit=limit):
+                result = run_with_file_size_limit(limit, "run", config, "--output", out, "--quiet")
+                self.assert_failed_cleanly(result, 1, "portasolve: error: cannot ")
+                self.assertRegex(result.stderr, r"cannot (create|write) HDF5 (file|dataset) '?\S*l\.h5")
+                self.assertEqual(self.files(), [])  # no .l.h5.partial-* either
+                with open(out, "wb") as f:
+                    f.write(b"precious")
+                result = run_with_file_size_limit(limit, "run", config, "--output", out, "--overwrite", "--quiet")
+                self.assert_failed_cleanly(result, 1, "portasolve: error: cannot ")
+                self.assertIn("HDF5", result.stderr)
+                self.assertEqual(self.files(), ["l.h5"])
+                with open(out, "rb") as f:
+                    self.assertEqual(f.read(), b"precious")
+                os.remove(out)
+        result = portasolve("run", config, "--output", out, "--quiet")  # and without the limit it runs
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_full_disk_while_writing_the_pgm(self):
+        config = self.write("s.yaml", self.SMOOTHING + "output: {image: false, input_image: false}\n")
+        out, pgm = os.path.join(self.dir, "s.h5"), os.path.join(self.dir, "out.pgm")
+        with open(pgm, "wb") as f:
+            f.write(b"old image")
+        # 40000 bytes of pixels, a result file of a few thousand: only the PGM goes past the limit.
+        result = run_with_file_size_limit(30000, "run", config, "--output", out, "--set", f"output.pgm={pgm}",
+                                          "--overwrite", "--quiet")
+        self.assert_failed_cleanly(result, 1, f"cannot write PGM image '{pgm}'")
+        self.assertEqual(self.files(), ["out.pgm", "s.yaml"])  # no result file, no partials
+        with open(pgm, "rb") as f:
+            self.assertEqual(f.read(), b"old image")
+
+    def test_existing_pgm_kept_unless_overwrite(self):
+        config = self.write("s.yaml", self.SMOOTHING)
+        out, pgm = os.path.join(self.dir, "s.h5"), os.path.join(self.dir, "out.pgm")
+        with open(pgm, "wb") as f:
+            f.write(b"old image")
+        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm}", "--quiet")
+        self.assert_failed_cleanly(result, 2, "output.pgm")
+        self.assertIn("exists", result.stderr)
+        self.assertEqual(self.files(), ["out.pgm", "s.yaml"])
+        with open(pgm, "rb") as f:
+            self.assertEqual(f.read(), b"old image")
+        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm}", "--overwrite", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(read_pgm(pgm)), 200)
+        self.assertEqual(self.files(), ["out.pgm", "s.h5", "s.yaml"])
+
+    def test_pgm_at_the_result_path_is_a_config_error(self):
+        config = self.write("s.yaml", self.SMOOTHING)
+        out = os.path.join(self.dir, "s.h5")
+        for pgm in (out, os.path.join(self.dir, ".", "s.h5")):
+            result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm}", "--quiet")
+            self.assert_failed_cleanly(result, 2, "output.pgm")
+            self.assertIn("output.path", result.stderr)
+            self.assertEqual(self.files(), ["s.yaml"])
+
+    def test_output_that_is_not_a_regular_file_is_never_replaced(self):
+        config = self.write("s.yaml", SMALL_STREAM)
+        device = "/dev/full" if os.path.exists("/dev/full") else "/dev/null"
+        result = portasolve("run", config, "--output", device, "--overwrite", "--quiet")
+        self.assert_failed_cleanly(result, 2, f"'{device}' is a character device, not a regular file")
+        import stat
+        self.assertTrue(stat.S_ISCHR(os.stat(device).st_mode))
+        self.assertFalse([name for name in os.listdir(os.path.dirname(device)) if ".partial-" in name])
+        os.mkdir(os.path.join(self.dir, "folder.h5"))
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "folder.h5"), "--overwrite", "--quiet")
+        self.assert_failed_cleanly(result, 2, "is a directory")
+
+    def test_hangup_stops_cleanly_without_output(self):
+        config = self.write("s.yaml", SMALL_STREAM)
+        process = subprocess.Popen(
+            [BIN, "run", config, "--set", "run.repeats=100000000", "--set", "run.progress_interval_s=0.01"],
+            cwd=self.dir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:  # wait until it is inside the repeat loop
+            if "stream: repeat" in process.stderr.readline():
+                break
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertEqual(self.files(), ["s.yaml"])
+
+    def test_pgm_whose_header_claims_more_than_the_file_holds(self):
+        source = os.path.join(self.dir, "huge.pgm")
+        with open(source, "wb") as f:
+            f.write(b"P5\n50000 50000\n255\n" + bytes(range(94)))  # 113 bytes
+        self.assertEqual(os.path.getsize(source), 113)
+        config = self.write("p.yaml", f"experiment: poisson\nproblem: {{source: pgm, file: {source}}}\n")
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "p.h5"), "--quiet")
+        self.assert_failed_cleanly(result, 2, source)
+        self.assertIn("50000x50000", result.stderr)
+        self.assertIn("2500000000 bytes, 94 present", result.stderr)
+        with open(source, "wb") as f:
+            f.write(b"P5\n1000000000 1000000000\n255\n" + bytes(10))
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "p.h5"), "--quiet")
+        self.assert_failed_cleanly(result, 2, "1000000000x1000000000")
+        self.assertNotIn("bad_alloc", result.stderr)
+        self.assertEqual(self.files(), ["huge.pgm", "p.yaml"])
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
