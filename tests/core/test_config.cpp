@@ -181,7 +181,7 @@ TEST(Config, TagsAreAnError) {
   EXPECT_EQ(load_error("tag.yaml", "experiment: stream\nstream:\n  size: !!float 5\n"),
             "tag.yaml:3:9: YAML tag '!!float' is not supported (allowed: the plain value; the schema decides each "
             "key's type)");
-  EXPECT_NE(load_error("custom.yaml", "run: {repeats: [1, !mine 2]}\n").find("custom.yaml:1:21: YAML tag '!mine'"),
+  EXPECT_NE(load_error("custom.yaml", "run: {repeats: [1, !mine 2]}\n").find("custom.yaml:1:20: YAML tag '!mine'"),
             std::string::npos);
   EXPECT_NE(load_error("key.yaml", "!!str seed: 3\n").find("YAML tag '!!str'"), std::string::npos);
   // Quoted and plain values carry no tag.
