@@ -160,7 +160,12 @@ class Run(Folder):
         self.assertEqual(self.files(), ["out.h5", "s.yaml"])
 
     def test_failure_while_running_exits_1_and_leaves_no_file(self):
-        result = self.run_small("--quiet", "--set", "stream.size=1e15")  # cannot be allocated
+        # Sizes that cannot fit are refused up front (exit 2, MemoryLimits below); with the estimate's
+        # limit lifted the allocation itself fails while running.
+        config = self.write("s.yaml", SMALL_STREAM)
+        result = subprocess.run([BIN, "run", config, "--output", os.path.join(self.dir, "out.h5"), "--quiet", "--set",
+                                 "stream.size=1e15"], capture_output=True, text=True, cwd=self.dir, timeout=120,
+                                env=dict(ENV, PORTASOLVE_MEMORY_LIMIT_BYTES=str(2 ** 63)))
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("error", result.stderr)
         self.assertEqual(self.files(), ["s.yaml"])
