@@ -384,14 +384,48 @@ std::string Config::to_yaml() const {
 
 // ---------------------------------------------------------------- loading
 
+namespace {
+
+// Tags (!!float, !custom) would change how values read, or nothing at all:
+// the schema decides every type, so a tag is an error rather than ignored.
+// yaml-cpp marks untagged nodes "?" (plain) or "!" (quoted).
+void reject_tags(const YAML::Node& node, const std::string& file) {
+  const std::string& tag = node.Tag();
+  if (!tag.empty() && tag != "?" && tag != "!") {
+    const std::string shown = tag.rfind("tag:yaml.org,2002:", 0) == 0 ? "!!" + tag.substr(18) : tag;
+    throw ConfigError(mark_of(file, node.Mark()), "", "YAML tag '" + shown + "' is not supported",
+                      "the plain value; the schema decides each key's type");
+  }
+  if (node.IsMap())
+    for (const auto& entry : node) {
+      reject_tags(entry.first, file);
+      reject_tags(entry.second, file);
+    }
+  else if (node.IsSequence())
+    for (const auto& item : node) reject_tags(item, file);
+}
+
+}  // namespace
+
 YAML::Node load_yaml_file(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw ConfigError(SourceLocation{file}, "", "cannot open the config file", "a readable YAML file");
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(in);
+    documents = YAML::LoadAll(in);
   } catch (const YAML::ParserException& error) {
     throw ConfigError(mark_of(file, error.mark), "", "malformed YAML: " + error.msg);
   }
+  // One config per file: a second document would otherwise be dropped unseen
+  // (an empty one after a trailing '---' is harmless).
+  for (std::size_t k = 1; k < documents.size(); ++k)
+    if (!documents[k].IsNull())
+      throw ConfigError(mark_of(file, documents[k].Mark()), "",
+                        "a second YAML document (after '---'); portasolve reads one config per file",
+                        "one document: merge the keys into the first, or use a file per config");
+  if (documents.empty()) return YAML::Node();
+  reject_tags(documents.front(), file);
+  return documents.front();
 }
 
 std::string read_experiment(const YAML::Node& document, const std::string& file,

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/kokkos_session.hpp"
+#include "core/memory_budget.hpp"
 #include "core/result_file.hpp"
 #include "core/version.hpp"
 #include "drivers/experiment.hpp"
@@ -29,7 +30,8 @@ const char* const main_usage =
     "  --version           the portasolve version\n"
     "\n"
     "Kokkos' own flags (--kokkos-threads=N, --kokkos-device-id=N, ...) pass through.\n"
-    "Exit status: 0 success, 2 usage or config error, 1 failure while running, 130 interrupted.\n";
+    "Exit status: 0 success, 2 usage or config error (a size that does not fit in memory included),\n"
+    "1 failure while running, 130 interrupted.\n";
 
 const char* const run_usage =
     "usage: portasolve run CONFIG.yaml [--set KEY.PATH=VALUE ...] [--output PATH] [--overwrite] [--quiet]\n"
@@ -45,7 +47,9 @@ const char* const run_usage =
 const char* const check_usage =
     "usage: portasolve check CONFIG.yaml [--set KEY.PATH=VALUE ...]\n"
     "\n"
-    "Validates CONFIG.yaml and prints the effective config (defaults filled in); runs nothing.\n";
+    "Validates CONFIG.yaml and prints the effective config (defaults filled in); runs nothing.\n"
+    "Also reports what `run` would refuse before starting: input files that cannot be opened and\n"
+    "sizes that do not fit in memory (the host's, or the device's on GPU builds).\n";
 
 const char* const info_usage = "usage: portasolve info [--kokkos-...]\n";
 
@@ -115,13 +119,22 @@ int run_command(const Options& options, int& kokkos_argc, char** kokkos_argv, co
   // Refuse an existing output before Kokkos starts (seconds on a GPU), not after.
   check_output_target(output_path, overwrite, config.where("output.path"));
 
+  // Inputs that cannot be opened and sizes that cannot fit stop here, before
+  // Kokkos starts, so no time goes to a run that cannot finish.
+  const Experiment& experiment = find_experiment(loaded.experiment);
+  const Preflight plan = experiment.preflight(config);
+  const MemoryCapacity before_kokkos = memory_capacity(/*ask_device=*/false);  // GPUs: the host's part only
+  check_memory(plan.memory, before_kokkos, config.where(plan.key), plan.key, plan.advice, plan.subject);
+
   KokkosSession kokkos(kokkos_argc, kokkos_argv);
+  // GPUs: the device Kokkos chose, now that it has chosen.
+  if (!before_kokkos.device_is_host) check_preflight(config, plan);
   {
     const Provenance provenance{loaded.experiment, config.string("precision"), command_line, config.to_yaml()};
     ResultFile result(output_path, overwrite, provenance, config.where("output.path"));
     RunContext context{config, result, std::cout, options.quiet ? nullptr : &std::cerr,
                        config.real("run.progress_interval_s")};
-    find_experiment(loaded.experiment).run(context);
+    experiment.run(context);
     throw_if_interrupted();
     result.commit();
   }
@@ -168,7 +181,9 @@ int dispatch(int argc, char* argv[]) {
   if (command == "check") {
     const Options options = parse_options(rest, true, false);
     if (options.help) return std::cout << check_usage, 0;
-    std::cout << load_config(options).config.to_yaml();
+    const LoadedConfig loaded = load_config(options);
+    check_preflight(loaded.config, find_experiment(loaded.experiment).preflight(loaded.config));
+    std::cout << loaded.config.to_yaml();
     return 0;
   }
   if (command == "info") {
@@ -181,6 +196,7 @@ int dispatch(int argc, char* argv[]) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  const KokkosAllocationMessages kokkos_messages;  // Kokkos' raw allocation text, for one clear line instead
   try {
     return dispatch(argc, argv);
   } catch (const Interrupted& error) {
@@ -190,6 +206,10 @@ int main(int argc, char* argv[]) {
     std::cerr << "portasolve: error: " << error.what() << '\n';
     return error.exit_code();
   } catch (const std::exception& error) {
+    if (const auto failure = describe_allocation_failure(error)) {
+      std::cerr << "portasolve: error: " << *failure << '\n';
+      return 1;
+    }
     std::cerr << "portasolve: error while running: " << error.what() << '\n';
     return 1;
   }

@@ -8,6 +8,7 @@
 #include "core/config.hpp"
 #include "core/progress.hpp"
 #include "core/result_file.hpp"
+#include "drivers/preflight.hpp"
 
 namespace portasolve::drivers {
 
@@ -28,6 +29,10 @@ struct Experiment {
   std::string summary;
   void (*add_schema)(config::Schema& schema);
   void (*run)(RunContext& context);
+  // The memory a run of this config needs, and the checks of its input files
+  // that need no reading of the data (see preflight.hpp); runs before Kokkos
+  // allocates anything, for both `run` and `check`.
+  Preflight (*preflight)(const config::Config& config);
 };
 
 const std::vector<Experiment>& experiments();
@@ -40,13 +45,18 @@ void add_common_schema(config::Schema& schema, const std::string& experiment);
 // Drivers' own experiments.
 void add_stream_schema(config::Schema& schema);
 void run_stream(RunContext& context);
+Preflight preflight_stream(const config::Config& config);
 void add_lombscargle_schema(config::Schema& schema);
 void run_lombscargle(RunContext& context);
+Preflight preflight_lombscargle(const config::Config& config);
 void add_poisson_schema(config::Schema& schema);
 void run_poisson(RunContext& context);
+Preflight preflight_poisson(const config::Config& config);
 void add_smoothing_schema(config::Schema& schema);
 void run_smoothing(RunContext& context);
+Preflight preflight_smoothing(const config::Config& config);
 void add_lorenz05_schema(config::Schema& schema);
 void run_lorenz05(RunContext& context);
+Preflight preflight_lorenz05(const config::Config& config);
 
 }  // namespace portasolve::drivers

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <ostream>
 
+#include "core/hdf5.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 #include "core/timer.hpp"
@@ -83,6 +84,89 @@ ls::Options options_from(const config::Config& config) {
   return options;
 }
 
+// What a run allocates for `series` series of `samples` samples in all and
+// `frequencies` frequencies (see Periodogram, NufftPlan and run_typed).
+MemoryNeed lombscargle_need(const config::Config& config, double series, double samples, double frequencies) {
+  const double t = config.string("precision") == "float" ? 4 : 8;
+  const double m = frequencies, n = samples;
+  std::string algorithm = config.string("lombscargle.algorithm");
+  const bool uniform = config.string("frequency.grid") != "list";
+  if (algorithm == "auto") algorithm = !uniform ? "tiled" : m >= 256 ? "nufft" : "recurrence";
+  MemoryNeed need;
+  // Device: t, w, w y, the frequencies and the power; the offsets and
+  // constants per series.
+  need.device(n, 8 + 2 * t);
+  need.device(m, 8);
+  need.device(series * m, t);
+  need.device(series, 64);
+  if (algorithm == "recurrence") need.device(2 * n * 64, t);  // step tables (64 steps on hosts, 16 on GPUs)
+  if (algorithm == "nufft") {
+    const double limit = config.integer("lombscargle.nufft_grid_limit") > 0
+                             ? static_cast<double>(config.integer("lombscargle.nufft_grid_limit"))
+                             : 4194304.0;  // 2^22: the most team scratch reaches
+    const double modes = std::min(m, limit / 2);
+    const double segments = std::ceil(m / modes);
+    const double fft = std::max(64.0, std::exp2(std::ceil(std::log2(2 * modes))));
+    const double complex = 2 * t;
+    need.device(3 * segments * n, complex);  // c1, c0, c2
+    need.device(2 * n, 40);                  // samples sorted twice, their series
+    const double per_series = segments * 3 * fft * complex;
+    need.device_bytes += std::max(per_series, std::min(512.0 * 1048576.0, series * per_series));  // grids
+    need.device(modes, t);                                                                        // correction
+    need.host(n, 8 + 2 * t);                                                                      // its host copy
+  }
+  if (config.string("validation.reference") == "float64") {
+    need.device(n, 24);
+    need.device(m, 8);
+    need.device(series * m, 8);
+    need.host(series * m, 8);  // its power read back
+  }
+  // Host: the series (t, y, dy) and their weighted copies, the values written
+  // to /input, the grid and its written copy, the power read back and in float64.
+  need.host(n, 24 + 8 + 2 * t + 24);
+  need.host(m, 2 * 8);
+  need.host(series * m, t + 8);
+  return need;
+}
+
+std::string lombscargle_advice() {
+  return "fewer frequencies (frequency.count, frequency.values; auto grids: frequency.maximum, "
+         "frequency.samples_per_peak, frequency.nyquist_factor), fewer series or samples, or precision: float";
+}
+
+// The key a grid too large for memory is blamed on.
+std::string frequency_key(const config::Config& config) {
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform") return "frequency.count";
+  if (kind == "list") return "frequency.values";
+  return config.has("frequency.maximum") ? "frequency.maximum" : "frequency.samples_per_peak";
+}
+
+// The auto grid's size for the loaded series, checked against memory with the
+// series' real sizes before the grid or anything on the device is allocated.
+void check_loaded_sizes(const config::Config& config, const std::vector<ls::Series>& batch) {
+  double samples = 0;
+  for (const auto& series : batch) samples += static_cast<double>(series.t.size());
+  double frequencies = 0;
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform")
+    frequencies = static_cast<double>(config.integer("frequency.count"));
+  else if (kind == "list")
+    frequencies = config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
+  else {
+    const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
+    const double minimum = config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1;
+    const double maximum = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1;
+    frequencies = ls::automatic_grid_size(batch.front().t, config.real("frequency.samples_per_peak"),
+                                          config.real("frequency.nyquist_factor"), minimum, maximum);
+  }
+  const std::string key = frequency_key(config);
+  const MemoryNeed need = lombscargle_need(config, static_cast<double>(batch.size()), samples, frequencies);
+  char subject[120];
+  std::snprintf(subject, sizeof subject, "a grid of %.4g frequencies", frequencies);
+  check_preflight(config, Preflight{need, key, lombscargle_advice(), subject});
+}
+
 ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::Series>& batch) {
   const std::string kind = config.string("frequency.grid");
   const bool angular = config.boolean("frequency.angular");
@@ -134,6 +218,7 @@ void run_typed(RunContext& context) {
   const auto& config = context.config;
   Stopwatch setup_watch;
   const std::vector<ls::Series> batch = load_lombscargle_input(config);
+  if (!batch.empty() && !batch.front().t.empty()) check_loaded_sizes(config, batch);
   const ls::FrequencyGrid grid = grid_from(config, batch);
   const ls::Options options = options_from(config);
   ls::Periodogram<T> periodogram(batch, grid, options);
@@ -281,6 +366,58 @@ void run_typed(RunContext& context) {
 void run_lombscargle(RunContext& context) {
   if (context.config.string("precision") == "float") run_typed<float>(context);
   else run_typed<double>(context);
+}
+
+}  // namespace portasolve::drivers
+
+namespace portasolve::drivers {
+
+Preflight preflight_lombscargle(const config::Config& config) {
+  const std::string source = config.string("input.source");
+  double series = 1, samples = 0, baseline = 0;  // baseline: an upper bound on the times' span; 0 unknown
+  if (source == "synthetic") {
+    series = static_cast<double>(config.integer("input.series"));
+    samples = series * static_cast<double>(config.integer("input.samples"));
+    baseline = config.real("input.duration");
+  } else {
+    if (!config.has("input.file"))
+      throw ConfigError(config.where("input.source"), "input.file", "missing for input.source: " + source,
+                        "the path of the " + source + " file");
+    const std::string file = config.string("input.file");
+    if (source == "csv")
+      samples = csv_rows_estimate(file);
+    else {
+      const h5::Dims dims = h5::File::open_read_only(file).dataset_dims(config.string("input.y"));
+      if (dims.size() == 1 || dims.size() == 2) {
+        series = dims.size() == 2 ? static_cast<double>(dims[0]) : 1;
+        samples = series * static_cast<double>(dims.back());
+      }
+    }
+  }
+  // Frequencies: what the grid will hold; an automatic grid's size depends on
+  // the times, known here only for synthetic series (checked again once read).
+  double frequencies = 0;
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform")
+    frequencies = static_cast<double>(config.integer("frequency.count"));
+  else if (kind == "list")
+    frequencies = config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
+  else if (baseline > 0) {
+    // Steps of 1 / (span samples_per_peak) up to nyquist_factor N / (2 span):
+    // nyquist_factor N samples_per_peak / 2 whatever the span, or up to the
+    // given maximum: at most maximum x duration x samples_per_peak.
+    const double per_series = samples / series;
+    const double spp = config.real("frequency.samples_per_peak");
+    const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
+    frequencies = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale * baseline * spp
+                                                  : config.real("frequency.nyquist_factor") * 0.5 * per_series * spp;
+    frequencies = std::floor(frequencies) + 1;
+  }
+  char subject[120];
+  std::snprintf(subject, sizeof subject, "%.4g series x %.4g samples with %.4g frequencies", series, samples / series,
+                frequencies);
+  return Preflight{lombscargle_need(config, series, samples, frequencies), frequency_key(config), lombscargle_advice(),
+                   subject};
 }
 
 }  // namespace portasolve::drivers

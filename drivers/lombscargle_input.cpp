@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5.hpp"
+#include "core/interrupt.hpp"
 #include "core/math.hpp"
 
 namespace portasolve::drivers {
@@ -40,6 +41,8 @@ void add_lombscargle_input_schema(config::Schema& schema) {
 
 namespace {
 
+const std::string utf8_bom = "\xEF\xBB\xBF";
+
 std::vector<ls::Series> synthetic(const config::Config& config) {
   const auto series_count = config.integer("input.series");
   const auto samples = static_cast<std::size_t>(config.integer("input.samples"));
@@ -61,6 +64,7 @@ std::vector<ls::Series> synthetic(const config::Config& config) {
   const std::vector<double> common = draw_times();
   std::vector<ls::Series> batch(static_cast<std::size_t>(series_count));
   for (auto& series : batch) {
+    throw_if_interrupted();
     series.t = shared ? common : draw_times();
     const double phi = phase(rng);
     for (double t : series.t) {
@@ -78,6 +82,7 @@ std::vector<ls::Series> from_csv(const std::string& file, const config::Config& 
   if (!in) throw IoError("cannot open CSV file '" + file + "'");
   std::string line;
   if (!std::getline(in, line)) throw InputError(file + ": empty CSV file");
+  if (line.rfind(utf8_bom, 0) == 0) line.erase(0, utf8_bom.size());  // spreadsheets save one
   std::vector<std::string> header;
   {
     std::stringstream cells(line);
@@ -108,10 +113,14 @@ std::vector<ls::Series> from_csv(const std::string& file, const config::Config& 
     const auto value = [&](int index) {
       if (index >= static_cast<int>(cells.size()))
         throw InputError(file + ":" + std::to_string(number) + ": missing column " + header[index]);
+      // The whole cell, blanks around it aside, must be the number: "12.3abc" is not 12.3.
+      const std::string& text = cells[index];
+      const char* begin = text.c_str();
       char* end = nullptr;
-      const double v = std::strtod(cells[index].c_str(), &end);
-      if (end == cells[index].c_str())
-        throw InputError(file + ":" + std::to_string(number) + ": '" + cells[index] + "' in column " + header[index] +
+      const double v = std::strtod(begin, &end);
+      const bool rest_blank = end != begin && std::string(end).find_first_not_of(" \t\r") == std::string::npos;
+      if (!rest_blank)
+        throw InputError(file + ":" + std::to_string(number) + ": '" + text + "' in column " + header[index] +
                          " is not a number");
       return v;
     };
@@ -147,6 +156,20 @@ std::vector<ls::Series> from_hdf5(const std::string& file, const config::Config&
 }
 
 }  // namespace
+
+double csv_rows_estimate(const std::string& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) throw IoError("cannot open CSV file '" + file + "'");
+  const auto size = static_cast<double>(in.tellg());
+  in.seekg(0);
+  std::string line;
+  std::getline(in, line);  // the header
+  std::size_t shortest = 0;
+  for (int k = 0; k < 64 && std::getline(in, line); ++k)
+    if (line.find_first_not_of(" \t\r") != std::string::npos && (shortest == 0 || line.size() < shortest))
+      shortest = line.size();
+  return shortest == 0 ? 0 : std::ceil(size / static_cast<double>(shortest + 1));
+}
 
 std::vector<ls::Series> load_lombscargle_input(const config::Config& config) {
   const std::string source = config.string("input.source");

@@ -26,7 +26,8 @@ void add_lorenz05_schema(config::Schema& schema) {
       .at_most(3);
   schema.add("lorenz05.model_size", Kind::Integer, "N, points on the cyclic domain")
       .default_value(d.model_size)
-      .at_least(4);
+      .at_least(4)
+      .at_most(2147483647);
   schema.add("lorenz05.forcing", Kind::Real, "F").default_value(d.forcing);
   schema.add("lorenz05.delta_t", Kind::Real, "RK4 time step").default_value(d.delta_t).greater_than(0);
   schema.add("lorenz05.space_time_scale", Kind::Real, "b (model 3)").default_value(d.space_time_scale);
@@ -43,7 +44,10 @@ void add_lorenz05_schema(config::Schema& schema) {
   schema.add("lorenz05.layout", Kind::Choice, "team (a member per team, steps in one launch), flat, or automatic")
       .choices(lz::layout_names())
       .default_value("automatic");
-  schema.add("ensemble.members", Kind::Integer, "E, members integrated together").default_value(40).at_least(1);
+  schema.add("ensemble.members", Kind::Integer, "E, members integrated together")
+      .default_value(40)
+      .at_least(1)
+      .at_most(2147483647);
   schema.add("ensemble.perturbation", Kind::Real, "standard deviation of each member's Gaussian perturbation")
       .default_value(0.01)
       .at_least(0);
@@ -120,8 +124,10 @@ void run_typed(RunContext& context) {
   auto host_start = Kokkos::create_mirror_view(start);
   std::mt19937_64 generator(static_cast<std::uint64_t>(config.integer("seed")));
   std::normal_distribution<double> normal(0, config.real("ensemble.perturbation"));
-  for (int e = 0; e < members; ++e)
+  for (int e = 0; e < members; ++e) {
+    throw_if_interrupted();
     for (int i = 0; i < n; ++i) host_start(e, i) = static_cast<T>(host_base(0, i) + normal(generator));
+  }
   Kokkos::deep_copy(start, host_start);
   const double setup_s = setup_watch.seconds();
 
@@ -243,6 +249,35 @@ void run_lorenz05(RunContext& context) {
     run_typed<float>(context);
   else
     run_typed<double>(context);
+}
+
+}  // namespace portasolve::drivers
+
+namespace portasolve::drivers {
+
+Preflight preflight_lorenz05(const config::Config& config) {
+  const double n = static_cast<double>(config.integer("lorenz05.model_size"));
+  const double members = static_cast<double>(config.integer("ensemble.members"));
+  const double steps = static_cast<double>(config.integer("lorenz05.steps"));
+  const double every = static_cast<double>(config.integer("lorenz05.output_every"));
+  const double snapshots = std::ceil(steps / every) + 1;
+  const double t = config.string("precision") == "float" ? 4 : 8;
+  const bool baseline = config.string("benchmark.baseline") == "flat";
+  Preflight plan{{},
+                 "lorenz05.model_size",
+                 "reduce lorenz05.model_size, ensemble.members or the snapshots (lorenz05.steps / "
+                 "lorenz05.output_every, output.state: false), or use precision: float"};
+  // Device: start and states, five work arrays per ensemble (the flat
+  // layout's; the team layout needs fewer), the base state, the statistics.
+  plan.memory.device(members * n, (2 + 5 * (baseline ? 2 : 1)) * t);
+  plan.memory.device(n, t + 2 * 8);
+  // Host: the start's mirror and its float64 copy, the final state (and the
+  // baseline's in float64), the statistics of every snapshot and, with
+  // output.state, every snapshot's states in float64 and converted back to T.
+  plan.memory.host(members * n, 2 * t + 8 + (baseline ? 8 : 0));
+  plan.memory.host(snapshots * n, 2 * 8);
+  if (config.boolean("output.state")) plan.memory.host(snapshots * members * n, 8 + t);
+  return plan;
 }
 
 }  // namespace portasolve::drivers

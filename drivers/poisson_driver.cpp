@@ -98,6 +98,7 @@ LoadedProblem load_problem(const config::Config& config) {
                                               static_cast<std::size_t>(config.integer("problem.cols")));
   } else {
     const Image image = load_image(config, "problem", source, "problem.source");
+    throw_if_interrupted();
     ps::HostGrid grid(image.rows, image.cols);
     grid.values = image.values;
     loaded.problem = ps::reconstruction_problem(grid);
@@ -194,6 +195,7 @@ void run_typed(RunContext& context) {
   const View2D<T> rhs = ps::to_device<T>(problem.rhs, "poisson_rhs");
   const View2D<T> start = ps::to_device<T>(problem.start, "poisson_start");
   const View2D<T> x("poisson_x", problem.start.rows, problem.start.cols);
+  throw_if_interrupted();
   const double setup_s = setup_watch.seconds();
 
   TimedSolve baseline;
@@ -298,6 +300,40 @@ void run_typed(RunContext& context) {
 void run_poisson(RunContext& context) {
   if (context.config.string("precision") == "float") run_typed<float>(context);
   else run_typed<double>(context);
+}
+
+}  // namespace portasolve::drivers
+
+namespace portasolve::drivers {
+
+Preflight preflight_poisson(const config::Config& config) {
+  const std::string source = config.string("problem.source");
+  const ImageSize size = source == "manufactured" ? ImageSize{static_cast<double>(config.integer("problem.rows")),
+                                                              static_cast<double>(config.integer("problem.cols"))}
+                                                  : image_size(config, "problem", source, "problem.source");
+  if (config.string("problem.initial") == "pgm" && config.has("problem.initial_file"))
+    require_readable_pgm(config.string("problem.initial_file"));
+  const double n = size.pixels();
+  const double t = config.string("precision") == "float" ? 4 : 8;
+  Preflight plan{{},
+                 image_size_key("problem", source == "manufactured" ? "synthetic" : source),
+                 "reduce problem.rows/cols (or the image) or use precision: float"};
+  // Device: B, the start and X, and the solver's own grids.
+  plan.memory.device(3 * n, t);
+  const std::string solver = config.string("poisson.solver");
+  if (solver == "jacobi" || config.string("benchmark.baseline") == "jacobi") plan.memory.device(n, t);  // next sweep
+  const std::string blocked_kernel = config.string("poisson.blocked.kernel");
+  if (solver == "jacobi_blocked" && (blocked_kernel == "resident" || blocked_kernel == "auto"))
+    plan.memory.device(2 * n, t + 4);  // resident tiles' stamped copies (auto picks them on GPUs)
+  if (solver == "cg" || solver == "cg_fused") plan.memory.device(3 * n, t);  // r, p, q
+  if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
+    plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row
+  // Host, in float64: while loading the image, its copy, B, the start and the
+  // known solution; then the solution read back and one grid converted for
+  // writing, and the staging mirror of each upload.
+  plan.memory.host(5 * n, 8);
+  plan.memory.host(n, t);
+  return plan;
 }
 
 }  // namespace portasolve::drivers

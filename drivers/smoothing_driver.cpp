@@ -134,7 +134,8 @@ HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
                            image.rows, image.cols);
   const double lowest = static_cast<double>(std::numeric_limits<Pixel>::lowest());
   const double highest = static_cast<double>(std::numeric_limits<Pixel>::max());
-  for (std::size_t i = 0; i < image.rows; ++i)
+  for (std::size_t i = 0; i < image.rows; ++i) {
+    throw_if_interrupted();  // setup of large images takes seconds
     for (std::size_t j = 0; j < image.cols; ++j) {
       const double v = image.values[i * image.cols + j];
       if constexpr (std::numeric_limits<Pixel>::is_integer) {
@@ -146,6 +147,7 @@ HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
       }
       pixels(i, j) = static_cast<Pixel>(v);
     }
+  }
   return pixels;
 }
 
@@ -192,12 +194,14 @@ void run_typed(RunContext& context, const std::string& type_name) {
   Stopwatch setup_watch;
   const std::string source = config.string("image.source");
   Image image = load_image(config, "image", source, "image.source");
+  throw_if_interrupted();
   const sm::SmoothingOptions options = smoothing_options(config);
   const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
   image.values = {};  // the double copy is no longer needed
   const View2D<Pixel> input(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")), image.rows,
                             image.cols);
   Kokkos::deep_copy(input, host_input);
+  throw_if_interrupted();
   const View2D<Pixel> output(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_output")),
                              image.rows, image.cols);
   const double setup_s = setup_watch.seconds();
@@ -285,6 +289,28 @@ void run_smoothing(RunContext& context) {
     run_typed<float>(context, type);
   else
     run_typed<double>(context, type);
+}
+
+}  // namespace portasolve::drivers
+
+namespace portasolve::drivers {
+
+Preflight preflight_smoothing(const config::Config& config) {
+  const std::string source = config.string("image.source");
+  const ImageSize size = image_size(config, "image", source, "image.source");
+  const double n = size.pixels();
+  const std::string type = config.string("image.pixel_type");
+  const double pixel = type == "uint8" ? 1 : type == "uint16" ? 2 : type == "double" ? 8 : 4;
+  Preflight plan{
+      {}, image_size_key("image", source), "reduce image.rows/cols (or the image) or use a smaller image.pixel_type"};
+  // Device: input, output, the spare of several launches and the 64-bit
+  // partial sums of separable passes.
+  plan.memory.device(n, 3 * pixel + 8);
+  // Host: the image in float64 while it is converted, the pixels, the result
+  // read back, and the PGM's float64 copy.
+  const bool pgm = config.has("output.pgm") && !config.string("output.pgm").empty();
+  plan.memory.host(n, 8 + 2 * pixel + (pgm ? 8 : 0));
+  return plan;
 }
 
 }  // namespace portasolve::drivers

@@ -159,3 +159,16 @@ void run_stream(RunContext& context) {
 }
 
 }  // namespace portasolve::drivers
+
+namespace portasolve::drivers {
+
+Preflight preflight_stream(const config::Config& config) {
+  const double n = static_cast<double>(config.integer("stream.size"));
+  const double scalar_bytes = config.string("precision") == "float" ? 4 : 8;
+  Preflight plan{{}, "stream.size", "reduce stream.size or use precision: float"};
+  plan.memory.device(3 * n, scalar_bytes);  // a, b, c
+  plan.memory.host(3 * n, scalar_bytes);    // the mirrors the check copies back
+  return plan;
+}
+
+}  // namespace portasolve::drivers

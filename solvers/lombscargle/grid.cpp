@@ -53,8 +53,14 @@ FrequencyGrid explicit_grid(std::vector<double> values, bool angular) {
   return grid;
 }
 
-FrequencyGrid automatic_grid(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
-                             double minimum, double maximum) {
+namespace {
+
+struct AutomaticBounds {
+  double first, last, df;
+};
+
+AutomaticBounds automatic_bounds(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
+                                 double minimum, double maximum) {
   if (t.size() < 2) throw InputError("automatic frequency grid: needs at least 2 samples");
   if (!(samples_per_peak > 0) || !(nyquist_factor > 0))
     throw InputError("automatic frequency grid: samples_per_peak and nyquist_factor must be positive");
@@ -65,13 +71,34 @@ FrequencyGrid automatic_grid(const std::vector<double>& t, double samples_per_pe
   const double first = minimum > 0 ? minimum : 0.5 * df;
   const double last = maximum > 0 ? maximum : nyquist_factor * 0.5 * static_cast<double>(t.size()) / baseline;
   if (last < first) throw InputError("automatic frequency grid: maximum below minimum");
-  const auto count = static_cast<std::size_t>(1 + std::llround((last - first) / df));
+  return AutomaticBounds{first, last, df};
+}
+
+}  // namespace
+
+double automatic_grid_size(const std::vector<double>& t, double samples_per_peak, double nyquist_factor, double minimum,
+                           double maximum) {
+  const AutomaticBounds b = automatic_bounds(t, samples_per_peak, nyquist_factor, minimum, maximum);
+  return 1 + std::round((b.last - b.first) / b.df);
+}
+
+FrequencyGrid automatic_grid(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
+                             double minimum, double maximum) {
+  const AutomaticBounds b = automatic_bounds(t, samples_per_peak, nyquist_factor, minimum, maximum);
+  const double size = 1 + std::round((b.last - b.first) / b.df);
+  // 2^40 frequencies are 8 TiB of float64 values: far past any memory, and
+  // well inside the exactly representable integers.
+  if (!(size <= 1099511627776.0))
+    throw InputError("automatic frequency grid: " + std::to_string(size) + " frequencies from " +
+                     std::to_string(b.first) + " to " + std::to_string(b.last) + " in steps of " +
+                     std::to_string(b.df) + " is too many (lower the maximum or samples_per_peak)");
+  const auto count = static_cast<std::size_t>(size);
   FrequencyGrid grid;
   grid.uniform = true;
-  grid.first = first;
-  grid.step = df;
+  grid.first = b.first;
+  grid.step = b.df;
   grid.values.resize(count);
-  for (std::size_t k = 0; k < count; ++k) grid.values[k] = first + static_cast<double>(k) * df;
+  for (std::size_t k = 0; k < count; ++k) grid.values[k] = b.first + static_cast<double>(k) * b.df;
   return grid;
 }
 

@@ -28,7 +28,13 @@ FrequencyGrid explicit_grid(std::vector<double> values, bool angular);
 // astropy's LombScargle.autofrequency: df = 1 / (baseline * samples_per_peak),
 // from df/2 to nyquist_factor * N / (2 baseline), both optional bounds
 // overridable (a negative value means "automatic").
+// InputError when that grid would not be a countable size (e.g. maximum 1e300).
 FrequencyGrid automatic_grid(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
                              double minimum = -1, double maximum = -1);
+// The number of frequencies automatic_grid() would make, as a double (no
+// allocation; infinite or huge for absurd bounds), so callers can check it
+// against memory first. Throws what automatic_grid() throws for bad input.
+double automatic_grid_size(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
+                           double minimum = -1, double maximum = -1);
 
 }  // namespace portasolve::lombscargle

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "core/math.hpp"
 
 namespace portasolve::poisson {
@@ -40,8 +41,10 @@ Problem reconstruction_problem(const HostGrid& image) {
   require_interior(image.rows, image.cols, "the image");
   check_finite(image, "the image");
   HostGrid rhs(image.rows, image.cols);
-  for (std::size_t i = 1; i + 1 < image.rows; ++i)
+  for (std::size_t i = 1; i + 1 < image.rows; ++i) {
+    throw_if_interrupted();  // seconds on large grids: Ctrl-C acts within a row
     for (std::size_t j = 1; j + 1 < image.cols; ++j) rhs(i, j) = laplacian(image, i, j);
+  }
   return with_zero_interior(std::move(rhs), image, "B = discrete Laplacian of an image; boundary = its outer ring");
 }
 
@@ -55,13 +58,15 @@ Problem manufactured_problem(std::size_t rows, std::size_t cols) {
   const double h = 1.0 / static_cast<double>(std::max(rows, cols) - 1);
   const double pi = math::pi<double>();
   HostGrid exact(rows, cols), rhs(rows, cols);
-  for (std::size_t i = 0; i < rows; ++i)
+  for (std::size_t i = 0; i < rows; ++i) {
+    throw_if_interrupted();
     for (std::size_t j = 0; j < cols; ++j) {
       const double x = static_cast<double>(j) * h, y = static_cast<double>(i) * h;
       exact(i, j) = manufactured_solution(x, y);
       const double continuous_laplacian = -5 * pi * pi * std::sin(pi * x) * std::sin(2 * pi * y) + 2;
       rhs(i, j) = h * h * continuous_laplacian;
     }
+  }
   return with_zero_interior(std::move(rhs), exact,
                             "manufactured u = sin(pi x) sin(2 pi y) + x^2 - y/2 + x y, h = 1/(max(rows, cols) - 1)");
 }

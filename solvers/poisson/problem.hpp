@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/interrupt.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::poisson {
@@ -47,8 +48,10 @@ template <class T>
 View2D<T> to_device(const HostGrid& grid, const char* label) {
   View2D<T> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), grid.rows, grid.cols);
   const auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < grid.rows; ++i)
+  for (std::size_t i = 0; i < grid.rows; ++i) {
+    throw_if_interrupted();  // seconds for large grids
     for (std::size_t j = 0; j < grid.cols; ++j) host(i, j) = static_cast<T>(grid(i, j));
+  }
   Kokkos::deep_copy(view, host);
   return view;
 }

@@ -152,6 +152,42 @@ TEST(Config, MissingAndMalformedFiles) {
   }
 }
 
+// The error load_yaml_file() gives for a file holding `text`, or "" if it loads.
+std::string load_error(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  FILE* file = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), file);
+  std::fclose(file);
+  try {
+    portasolve::config::load_yaml_file(path);
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.exit_code(), 2);
+    return std::string(error.what()).substr(::testing::TempDir().size());
+  }
+  return "";
+}
+
+TEST(Config, SecondDocumentIsAnError) {
+  EXPECT_EQ(load_error("two.yaml", "experiment: stream\n---\nexperiment: poisson\n"),
+            "two.yaml:3:1: a second YAML document (after '---'); portasolve reads one config per file (allowed: one "
+            "document: merge the keys into the first, or use a file per config)");
+  // A leading '---', a trailing one with nothing after it, and '...' are one document.
+  EXPECT_EQ(load_error("one.yaml", "---\nexperiment: stream\n"), "");
+  EXPECT_EQ(load_error("trailing.yaml", "experiment: stream\n---\n"), "");
+  EXPECT_EQ(load_error("ended.yaml", "experiment: stream\n...\n"), "");
+}
+
+TEST(Config, TagsAreAnError) {
+  EXPECT_EQ(load_error("tag.yaml", "experiment: stream\nstream:\n  size: !!float 5\n"),
+            "tag.yaml:3:9: YAML tag '!!float' is not supported (allowed: the plain value; the schema decides each "
+            "key's type)");
+  EXPECT_NE(load_error("custom.yaml", "run: {repeats: [1, !mine 2]}\n").find("custom.yaml:1:20: YAML tag '!mine'"),
+            std::string::npos);
+  EXPECT_NE(load_error("key.yaml", "!!str seed: 3\n").find("YAML tag '!!str'"), std::string::npos);
+  // Quoted and plain values carry no tag.
+  EXPECT_EQ(load_error("plain.yaml", "a: 'x'\nb: \"y\"\nc: [1, {d: 2}]\ne: ~\n"), "");
+}
+
 TEST(Config, ExperimentIsReadFirstAndChecked) {
   using portasolve::config::read_experiment;
   const std::vector<std::string> known{"poisson", "smoothing"};

@@ -160,7 +160,12 @@ class Run(Folder):
         self.assertEqual(self.files(), ["out.h5", "s.yaml"])
 
     def test_failure_while_running_exits_1_and_leaves_no_file(self):
-        result = self.run_small("--quiet", "--set", "stream.size=1e15")  # cannot be allocated
+        # Sizes that cannot fit are refused up front (exit 2, MemoryLimits below); with the estimate's
+        # limit lifted the allocation itself fails while running.
+        config = self.write("s.yaml", SMALL_STREAM)
+        result = subprocess.run([BIN, "run", config, "--output", os.path.join(self.dir, "out.h5"), "--quiet", "--set",
+                                 "stream.size=1e15"], capture_output=True, text=True, cwd=self.dir, timeout=120,
+                                env=dict(ENV, PORTASOLVE_MEMORY_LIMIT_BYTES=str(2 ** 63)))
         self.assertEqual(result.returncode, 1, result.stderr)
         self.assertIn("error", result.stderr)
         self.assertEqual(self.files(), ["s.yaml"])
@@ -765,6 +770,190 @@ class OutputFaults(Folder):
         self.assert_failed_cleanly(result, 2, "1000000000x1000000000")
         self.assertNotIn("bad_alloc", result.stderr)
         self.assertEqual(self.files(), ["huge.pgm", "p.yaml"])
+
+
+CONFIGS = os.path.join(os.path.dirname(SCRIPTS), "configs")
+GIB = 1024 ** 3
+
+
+def portasolve_with(env, *args):
+    """portasolve with extra environment variables (e.g. PORTASOLVE_MEMORY_LIMIT_BYTES)."""
+    return subprocess.run([BIN, *args], capture_output=True, text=True, env=dict(ENV, **env), timeout=120)
+
+
+class MemoryLimits(Folder):
+    """Sizes that cannot fit are refused before anything is generated or allocated (issue 19)."""
+
+    def refused(self, result, key):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn(f"key '{key}'", result.stderr)
+        self.assertRegex(result.stderr, r"needs [0-9.e+]+ [KMGTPE]iB of (host|device) memory, the (host|device) has ")
+        for raw in ("Traceback", "Kokkos failed", "_M_default_append", "bad_alloc"):
+            self.assertNotIn(raw, result.stderr)
+        self.assertFalse(any(name.endswith(".h5") or ".partial" in name for name in self.files()), self.files())
+
+    def out(self):
+        return os.path.join(self.dir, "x.h5")
+
+    def test_issue_examples_are_refused(self):
+        cases = [
+            ("poisson_large.yaml", ["problem.rows=100000", "problem.cols=100000"], "problem.rows",
+             "reduce problem.rows/cols"),
+            ("poisson_large.yaml", ["problem.rows=1000000", "problem.cols=1000000"], "problem.rows", "precision: float"),
+            ("lombscargle_gtc.yaml", ["frequency.count=4000000000"], "frequency.count", "frequency.count"),
+            ("lorenz05_model3_ensemble40.yaml", ["lorenz05.model_size=1000000000"], "lorenz05.model_size",
+             "ensemble.members"),
+            ("smoothing_box3_int.yaml", ["image.rows=1000000", "image.cols=1000000"], "image.rows", "pixel_type"),
+            ("stream.yaml", ["stream.size=100000000000000"], "stream.size", "stream.size"),
+        ]
+        for config, sets, key, advice in cases:
+            args = [a for s in sets for a in ("--set", s)]
+            result = portasolve("run", os.path.join(CONFIGS, config), *args, "--output", self.out(), "--quiet")
+            self.refused(result, key)
+            self.assertIn(advice, result.stderr)
+
+    def test_override_decides_deterministically(self):
+        # 3 arrays of 10^6 doubles on the device, their mirrors on the host: 45.8 MiB in all.
+        args = ["run", os.path.join(CONFIGS, "stream.yaml"), "--set", "stream.size=1000000", "--set",
+                "stream.operations=[copy]", "--output", self.out(), "--quiet"]
+        small = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(40 * 1024 ** 2)}, *args)
+        self.refused(small, "stream.size")
+        self.assertIn("the host has 40.0 MiB (PORTASOLVE_MEMORY_LIMIT_BYTES)", small.stderr)
+        roomy = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(GIB)}, *args)
+        self.assertEqual(roomy.returncode, 0, roomy.stderr)
+        self.assertTrue(os.path.exists(self.out()))
+        bad = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": "lots"}, *args[:-3], "--output",
+                              os.path.join(self.dir, "y.h5"))
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("PORTASOLVE_MEMORY_LIMIT_BYTES", bad.stderr)
+
+    def test_poisson_and_smoothing_count_their_grids(self):
+        # float Jacobi on 1000 x 1000: 44 bytes of host and 16 of device memory a point, about 57 MiB.
+        poisson = ["run", os.path.join(CONFIGS, "poisson_large.yaml"), "--set", "problem.rows=1000", "--set",
+                   "problem.cols=1000", "--output", self.out(), "--quiet"]
+        self.refused(portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(40 * 1024 ** 2)}, *poisson),
+                     "problem.rows")
+        smoothing = ["run", os.path.join(CONFIGS, "smoothing_box3_int.yaml"), "--set", "image.rows=1000", "--set",
+                     "image.cols=1000", "--output", self.out(), "--quiet"]
+        self.refused(portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(16 * 1024 ** 2)}, *smoothing),
+                     "image.rows")
+
+    def test_automatic_grid_bounds(self):
+        base = "experiment: lombscargle\ninput: {samples: 64, duration: 10}\nfrequency: {grid: auto, %s}\n"
+        config = self.write("big.yaml", base % "maximum: 1.0e300")
+        self.refused(portasolve("run", config, "--output", self.out(), "--quiet"), "frequency.maximum")
+        config = self.write("spp.yaml", base % "samples_per_peak: 1.0e6")
+        result = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(GIB)}, "run", config, "--output",
+                                 self.out(), "--quiet")
+        self.refused(result, "frequency.samples_per_peak")
+        self.assertIn("with 1.6e+08 frequencies needs", result.stderr)
+        # Series from a file: the grid is known once the times are read, and checked before it is built.
+        data = self.write("d.csv", "t,y\n" + "".join(f"{0.5 * k},{k % 3}\n" for k in range(50)))
+        config = self.write("csv.yaml", "experiment: lombscargle\n"
+                            f"input: {{source: csv, file: {data}}}\nfrequency: {{grid: auto, maximum: 1.0e300}}\n")
+        result = portasolve("run", config, "--output", self.out(), "--quiet")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertRegex(result.stderr, r"key 'frequency.maximum': a grid of [0-9.]+e\+30[0-9] frequencies needs")
+        self.assertNotIn("_M_default_append", result.stderr)
+
+    def test_allocation_failures_are_one_line(self):
+        # Past the estimate (the override claims 8 EiB), the allocation itself fails: one line, exit 1.
+        result = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(8 * 1024 ** 6)}, "run",
+                                 os.path.join(CONFIGS, "stream.yaml"), "--set", "stream.size=1000000000000000",
+                                 "--set", "precision=float", "--output", self.out(), "--quiet")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("portasolve: error: could not allocate ", result.stderr)
+        self.assertIn("for 'stream_a' (out of memory)", result.stderr)
+        self.assertNotIn("Traceback", result.stderr)
+        self.assertNotIn("Kokkos failed", result.stderr)
+        self.assertEqual(self.files(), [])
+
+
+class CheckReportsRefusals(Folder):
+    """`check` reports what `run` would refuse, without running it."""
+
+    def test_missing_input_files(self):
+        cases = [
+            ("experiment: poisson\nproblem: {source: pgm, file: /nonexistent.pgm}\n", 1,
+             "cannot open PGM image '/nonexistent.pgm'"),
+            ("experiment: poisson\nproblem: {initial: pgm, initial_file: /nonexistent.pgm}\n", 1,
+             "cannot open PGM image '/nonexistent.pgm'"),
+            ("experiment: smoothing\nimage: {source: hdf5, file: /nonexistent.h5}\n", 1,
+             "cannot open '/nonexistent.h5' as an HDF5 file"),
+            ("experiment: lombscargle\ninput: {source: csv, file: /nonexistent.csv}\n", 1,
+             "cannot open CSV file '/nonexistent.csv'"),
+            ("experiment: lombscargle\ninput: {source: csv}\n", 2, "key 'input.file': missing for input.source: csv"),
+        ]
+        for text_, code, message in cases:
+            config = self.write("c.yaml", text_)
+            result = portasolve("check", config)
+            self.assertEqual(result.returncode, code, (text_, result.stderr))
+            self.assertIn(message, result.stderr)
+            self.assertEqual(result.stdout, "")
+
+    def test_sizes_that_do_not_fit(self):
+        config = self.write("c.yaml", "experiment: poisson\nproblem: {rows: 1000000, cols: 1000000}\n")
+        result = portasolve("check", config)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("c.yaml:2:17: key 'problem.rows': this run needs", result.stderr)
+        self.assertEqual(result.stdout, "")
+        # The same config at a size that fits still prints.
+        fits = portasolve("check", config, "--set", "problem.rows=100", "--set", "problem.cols=100")
+        self.assertEqual(fits.returncode, 0, fits.stderr)
+        self.assertIn("rows: 100", fits.stdout)
+
+    def test_image_headers_give_the_size(self):
+        # A 2 x 3 PGM header claiming 200000 x 300000 pixels: refused from the header alone.
+        pgm = os.path.join(self.dir, "big.pgm")
+        with open(pgm, "wb") as f:
+            f.write(b"P5\n# huge\n300000 200000\n255\n" + bytes(6))
+        config = self.write("c.yaml", f"experiment: smoothing\nimage: {{source: pgm, file: {pgm}}}\n")
+        result = portasolve_with({"PORTASOLVE_MEMORY_LIMIT_BYTES": str(GIB)}, "check", config)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("key 'image.file': this run needs", result.stderr)
+
+
+class ReaderAndConfigStrictness(Folder):
+    def lombscargle_csv(self, content):
+        data = os.path.join(self.dir, "d.csv")
+        with open(data, "w", encoding="utf-8", newline="") as f:
+            f.write(content)
+        config = self.write("ls.yaml", "experiment: lombscargle\n"
+                            f"input: {{source: csv, file: {data}, t: time, y: flux}}\n"
+                            "frequency: {grid: uniform, minimum: 0.1, maximum: 1, count: 16}\n")
+        return portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+
+    def test_csv_cells_must_be_whole_numbers(self):
+        rows = "".join(f"{k},{k % 3}\n" for k in range(8))
+        for cell in ("12.3abc", "--1", "0x"):
+            result = self.lombscargle_csv("time,flux\n" + rows + f"9,{cell}\n")
+            self.assertEqual(result.returncode, 2, (cell, result.stderr))
+            self.assertIn(f"d.csv:10: '{cell}' in column flux is not a number", result.stderr)
+        # Blanks around a number are fine.
+        result = self.lombscargle_csv("time, flux\n" + rows + "9, 2.5 \r\n")
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_csv_header_with_byte_order_mark(self):
+        rows = "".join(f"{k},{k % 3}\n" for k in range(8))
+        result = self.lombscargle_csv("\ufefftime,flux\n" + rows)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(os.path.join(self.dir, "x.h5"), "r") as f:
+            self.assertEqual(list(f["input/t"][:]), list(range(8)))
+
+    def test_yaml_second_document_and_tags(self):
+        cases = {
+            SMALL_STREAM + "---\nexperiment: poisson\n": "c.yaml:8:1: a second YAML document",
+            "experiment: stream\nstream: {size: !!float 2000}\n": "c.yaml:2:16: YAML tag '!!float' is not supported",
+            "experiment: !lang stream\n": "c.yaml:1:13: YAML tag '!lang' is not supported",
+        }
+        for content, message in cases.items():
+            config = self.write("c.yaml", content)
+            for command in ("check", "run"):
+                result = portasolve(command, config, cwd=self.dir)
+                self.assertEqual(result.returncode, 2, (content, result.stderr))
+                self.assertIn(message, result.stderr)
+            self.assertEqual(self.files(), ["c.yaml"])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
