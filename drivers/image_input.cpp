@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/hdf5.hpp"
+#include "core/interrupt.hpp"
 #include "core/math.hpp"
 #include "core/pgm.hpp"
 
@@ -33,7 +34,10 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
   std::mt19937_64 generator(seed);
   std::uniform_real_distribution<double> uniform(0, 1);
   if (pattern == "noise") {
-    for (double& v : image.values) v = std::floor(256 * uniform(generator));
+    for (std::size_t k = 0; k < image.values.size(); ++k) {
+      if (k % (std::size_t{1} << 16) == 0) throw_if_interrupted();  // a large image takes seconds
+      image.values[k] = std::floor(256 * uniform(generator));
+    }
     return image;
   }
   const double two_pi = math::two_pi<double>();
@@ -52,7 +56,8 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
     b = {x, x + 0.05 + 0.2 * uniform(generator), y, y + 0.1 + 0.4 * uniform(generator), 255 * uniform(generator)};
   }
   const double texture_angle = two_pi * uniform(generator);
-  for (std::size_t i = 0; i < rows; ++i)
+  for (std::size_t i = 0; i < rows; ++i) {
+    throw_if_interrupted();  // a 16384^2 picture takes seconds: Ctrl-C acts within a row
     for (std::size_t j = 0; j < cols; ++j) {
       const double y = (i + 0.5) / static_cast<double>(rows), x = (j + 0.5) / static_cast<double>(cols);
       double v = 40 + 120 * x + 60 * y * y;  // lighting
@@ -68,6 +73,7 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
       }
       image.values[i * cols + j] = std::clamp(std::round(v), 0.0, 255.0);
     }
+  }
   return image;
 }
 
