@@ -49,12 +49,22 @@ ADDED_SIZES = {
 }
 PROTECTED = set(SHRINK)  # never deleted (their defaults are large), only mutated
 
-INTEGERS = ["0", "-1", "1", "2", "-2147483649", "2147483647", "2147483648", "4294967296", "9223372036854775807",
-            "9223372036854775808", "-9223372036854775808", "99999999999999999999999", "1e9", "1e18", "1e300",
-            "1.5", "3.0", "0x10", "0o17", "1_000", "+5", "007", ".nan", ".inf", "-.inf", "-0", "1e-320", "65536",
-            "100000", "1000000"]
+# Numbers. Middle values (1e4 .. 1e11) are left out on purpose: as a size or an iteration count they make a valid
+# run that is merely long, which would read as a hang. Huge sizes are >= 1e12 elements, beyond any machine's
+# memory, so a correct run stops at once with an error; iteration counts only get values a correct config
+# check rejects (beyond int64, fractions, NaN) or small ones.
+SIZE_NAMES = {"rows", "cols", "samples", "series", "count", "size", "members", "model_size"}
+WORK_NAMES = {"repeats", "warmup", "steps", "spinup_steps", "max_iterations", "passes"}
+SMALL_INTEGERS = ["0", "-1", "1", "2", "3", "-0", "1.5", "3.0", "0x10", "0o17", "1_000", "+5", "007", ".nan", ".inf",
+                  "-.inf", "1e-320", "-2147483649", "9223372036854775808", "-9223372036854775808",
+                  "18446744073709551616", "99999999999999999999999", "1e300", "-1e300", "1e19"]
+HUGE_INTEGERS = ["1e12", "1e15", "1e18", "1000000000000", "9223372036854775807", "4611686018427387904"]
+PROBE_INTEGERS = ["127", "128", "255", "256", "32767", "32768", "65535", "65536", "2147483647", "2147483648",
+                  "4294967295", "4294967296"]
+INTEGERS = SMALL_INTEGERS + HUGE_INTEGERS
 REALS = ["0", "-0.0", "-1", "1e-300", "5e-324", "1e300", "1.7976931348623157e308", "1e309", ".nan", ".NaN", "nan",
-         ".inf", "-.inf", "inf", "1e-9", "0.5", "1,5", "1..2", "1e", "-1e300", "2", "1e6", "123456789.0", "0x1p3"]
+         ".inf", "-.inf", "inf", "1e-9", "0.5", "1,5", "1..2", "1e", "-1e300", "2", "1e15", "0x1p3", "-1e-300"]
+DUPLICATE_VALUES = ["0", "-1", "abc", "1.5", "[1]", ".nan", "99999999999999999999999", "\u00e9", "{}", "~", "1e300"]
 WRONG_TYPES = ["[1, 2]", "{a: 1}", "[]", "{}", "", "~", "null", "true", "false", "yes", "'5'", "\"5\"", "abc",
                "[[[1]]]", "[1, [2, 3]]", "{x: [1, {y: 2}]}", "- 1", "? a", "| \n  block", ">", "'' ", "\"\"",
                "[.nan, .inf]", "[1, -1, 0]", "[a, b]", "[" + ", ".join(["1"] * 2000) + "]"]
@@ -174,49 +184,59 @@ def seeds():
     return found
 
 
-def schema(experiment, tree):
-    """The experiment's keys with their defaults, from `portasolve check` (runs nothing)."""
-    if experiment not in KNOWN_KEYS:
+def schema(name, tree):
+    """The seed's keys with their defaults, from `portasolve check` (runs nothing); valid choices per key."""
+    if name not in KNOWN_KEYS:
         import tempfile
         with tempfile.TemporaryDirectory() as folder:
             with open(os.path.join(folder, "c.yaml"), "w") as f:
                 f.write(emit(tree))
             code, out, err, _ = fuzzlib.run_binary(["check", "c.yaml"], folder, timeout=30)
             if code != 0:
-                sys.exit(f"the shrunk seed of experiment {experiment} fails `check`:\n{emit(tree)}\n{err}")
+                sys.exit(f"the shrunk seed {name} fails `check`:\n{emit(tree)}\n{err}")
             full = parse(out)
-            KNOWN_KEYS[experiment] = {path: get(full, path) for path in leaves(full)}
-            for path in KNOWN_KEYS[experiment]:
+            KNOWN_KEYS[name] = {path: get(full, path) for path in leaves(full)}
+            for path in KNOWN_KEYS[name]:
+                if path in CHOICES:
+                    continue
                 code, _, err, _ = fuzzlib.run_binary(["check", "c.yaml", "--set", path + "=[not, a, choice]"],
                                                      folder, timeout=30)
                 match = re.search(r"(?:choice|choices|one of)[^:]*: ([A-Za-z0-9_, ]+?)\)?$", err.strip())
-                if match:
-                    CHOICES[path] = [c.strip() for c in match.group(1).split(",") if c.strip()]
-    return KNOWN_KEYS[experiment]
+                CHOICES[path] = [c.strip() for c in match.group(1).split(",")
+                                 if c.strip() and " " not in c.strip()] if match else []
+    return KNOWN_KEYS[name]
 
 
 # --- mutations ---------------------------------------------------------------------------------------------------
 
+def integers_for(path):
+    name = path.rsplit(".", 1)[-1]
+    if name in WORK_NAMES:
+        return SMALL_INTEGERS
+    if name in SIZE_NAMES:
+        return INTEGERS
+    return INTEGERS + PROBE_INTEGERS
+
+
 def any_value(rng, path, original):
     """A replacement value for `path`: mostly aimed at its type, sometimes anything."""
     kind = rng.random()
-    if path in CHOICES and kind < 0.3:
+    if CHOICES.get(path) and kind < 0.3:
         return rng.choice(CHOICES[path])
     if re.fullmatch(r"[-+]?[0-9]+", original or ""):
         if kind < 0.55:
-            return rng.choice(INTEGERS)
+            return rng.choice(integers_for(path))
         if kind < 0.7:  # near the original, still small
             n = int(original)
             return str(rng.choice([n + 1, n - 1, n * 2, n // 2, -n, 1, 3, 7, 64, 127, 128, 255, 256]))
     elif re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", original or ""):
         if kind < 0.6:
             return rng.choice(REALS)
-    pools = [INTEGERS, REALS, WRONG_TYPES, STRINGS, YAML_ODDITIES]
+    pools = [integers_for(path), REALS, WRONG_TYPES, STRINGS, YAML_ODDITIES]
     return rng.choice(rng.choice(pools))
 
 
-def mutate_tree(rng, tree, experiment, notes, sets):
-    keys = schema(experiment, tree)
+def mutate_tree(rng, tree, keys, notes, sets):
     present = list(leaves(tree))
     choice = rng.random()
     if choice < 0.12:  # delete a key or a section (sizes stay: their defaults are large)
@@ -280,7 +300,7 @@ def mutate_text(rng, text, notes):
         i = rng.randrange(len(lines))
         line = lines[i]
         key = line.split(":")[0]
-        lines.insert(rng.randrange(i, len(lines) + 1), f"{key}: {rng.choice(INTEGERS + STRINGS[:5])}\n")
+        lines.insert(rng.randrange(i, len(lines) + 1), f"{key}: {rng.choice(DUPLICATE_VALUES)}\n")
         notes.append(f"duplicate key {key.strip()}")
         return "".join(lines).encode("utf-8")
     if choice < 0.3:  # random bytes replaced, inserted or deleted
@@ -407,8 +427,9 @@ def make_case(seed, number):
         tree = copy(base)
         experiment = tree.get("experiment", "")
     text_mutation = mutations > 0 and rng.random() < 0.35
+    keys = schema(name, base)
     for _ in range(mutations - (1 if text_mutation else 0)):
-        mutate_tree(rng, tree, experiment, notes, sets)
+        mutate_tree(rng, tree, keys, notes, sets)
     text = emit(tree)
     data = mutate_text(rng, text, notes) if text_mutation else text.encode("utf-8")
     data = data.replace(b"/", b"_")  # every path stays inside the case's folder

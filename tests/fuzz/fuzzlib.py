@@ -34,8 +34,7 @@ DEFAULT_SEED = 20240519
 # What a run prints when memory ran out or a std::exception escaped: not one of portasolve's errors.
 MEMORY_PATTERNS = ("bad_alloc", "failed to allocate", "Cannot allocate memory", "out of memory",
                    "Kokkos::OpenMP::allocate", "insufficient memory")
-STD_EXCEPTION_PATTERNS = ("error while running:", "_M_", "basic_string", "vector::", "stoi", "stod", "stol",
-                          "std::", "length_error", "out_of_range", "invalid_argument")
+STD_EXCEPTION_PATTERNS = ("error while running:", "terminate called")
 
 
 def binary():
@@ -73,14 +72,23 @@ def run_binary(args, cwd, timeout=TIMEOUT_S, threads=1):
     start = time.monotonic()
     process = subprocess.Popen([binary(), *args], cwd=cwd, env=child_env(threads), stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limits)
+    note = ""
     try:
         out, err = process.communicate(timeout=timeout)
         code = process.returncode
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
+        # Ctrl-C first: the run should stop at its next safe point and leave nothing; then SIGKILL.
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=5)
+            note = f"; stopped by SIGINT with exit code {process.returncode}"
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            note = "; ignored SIGINT for 5 s, killed"
         code = None
-    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), time.monotonic() - start
+    err = err.decode("utf-8", "replace") + (f"\n[fuzz: timed out after {timeout:g} s{note}]" if code is None else "")
+    return code, out.decode("utf-8", "replace"), err, time.monotonic() - start
 
 
 def snapshot(folder):
@@ -119,7 +127,7 @@ class Outcome:
 def classify(case, code, stderr, before, after):
     problems = []
     if code is None:
-        problems.append(("hang", f"no exit within {TIMEOUT_S:g} s (killed)"))
+        problems.append(("hang", last_error_line(stderr).strip("[]")))
     elif code < 0:
         problems.append(("signal", f"killed by {signal.Signals(-code).name}"))
     elif code >= 128:
@@ -134,15 +142,16 @@ def classify(case, code, stderr, before, after):
         elif any(p in stderr for p in STD_EXCEPTION_PATTERNS):
             problems.append(("std-exception", "not one of portasolve's errors: " + last_error_line(stderr)))
     new = sorted(set(after) - set(before))
+    killed = code is None and "killed]" in stderr
     partial = [name for name in after if ".partial-" in name]
-    if partial:
+    if partial and not killed:  # SIGKILL may leave one (README); anything else may not
         problems.append(("leftover", "hidden partial file(s) left: " + ", ".join(sorted(partial))))
-    if code not in (None, 0):
+    if code != 0 and not killed:
         others = [name for name in new if ".partial-" not in name]
         if others:
             problems.append(("leftover", f"exit code {code} but new file(s) left: " + ", ".join(others)))
     for name, digest in before.items():
-        if name == case.target and code == 0 and case.overwrite:
+        if name == case.target and (code == 0 or killed) and case.overwrite:
             continue
         if after.get(name) != digest:
             what = "existing result file" if name == case.target else "input file"
@@ -226,17 +235,20 @@ def main_loop(parser, make_case, replay_command):
     if options.keep:
         os.makedirs(options.keep, exist_ok=True)
     start = time.monotonic()
-    failures, count, slowest = [], 0, (0.0, None)
+    failures, count, slowest, codes = [], 0, (0.0, None), {}
     with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
         for outcome in pool.map(lambda c: execute(c, options.keep), cases):
             count += 1
+            codes[outcome.code] = codes.get(outcome.code, 0) + 1
             slowest = max(slowest, (outcome.seconds, outcome.case.number), key=lambda s: s[0])
             if outcome.problems:
                 failures.append(outcome)
                 print(describe(outcome, replay_command(options.seed, outcome.case.number)), flush=True)
     elapsed = time.monotonic() - start
     print(f"{count} cases (seed {options.seed}) in {elapsed:.1f} s, slowest case {slowest[1]} at {slowest[0]:.1f} s; "
-          f"{len(failures)} failed", flush=True)
+          f"{len(failures)} failed; exit codes: " +
+          ", ".join(f"{'timeout' if k is None else k}: {v}" for k, v in sorted(codes.items(), key=lambda kv: str(kv[0]))),
+          flush=True)
     if options.summary or failures:
         groups = {}
         for outcome in failures:
