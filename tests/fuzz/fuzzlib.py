@@ -134,7 +134,7 @@ def classify(case, code, stderr, before, after):
         problems.append(("signal", f"exit code {code} (128 + {code - 128})"))
     elif code not in (0, 1, 2):
         problems.append(("exit-code", f"exit code {code}"))
-    if code not in (None, 0) and not stderr.strip():
+    if code is not None and code > 0 and not stderr.strip():
         problems.append(("silent-error", f"exit code {code} with nothing on stderr"))
     if code is not None and code > 0:
         if any(p in stderr for p in MEMORY_PATTERNS):
