@@ -236,9 +236,33 @@ def any_value(rng, path, original):
     return rng.choice(rng.choice(pools))
 
 
+VALID_INTEGERS = ["0", "1", "2", "3", "4", "5", "7", "8", "9", "13", "16", "20", "31", "32", "33", "64", "100"]
+VALID_REALS = ["0", "1e-12", "0.001", "0.1", "0.5", "1", "1.5", "2", "2.5", "10", "100"]
+
+
+def plausible_value(rng, path, default):
+    """A value of the key's own kind, mostly valid: other choices, small counts, flipped flags."""
+    if CHOICES.get(path):
+        return rng.choice(CHOICES[path])
+    if default in ("true", "false"):
+        return "false" if default == "true" else "true"
+    if re.fullmatch(r"[-+]?[0-9]+", default):
+        return rng.choice(VALID_INTEGERS)
+    if re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", default):
+        return rng.choice(VALID_REALS)
+    return None
+
+
 def mutate_tree(rng, tree, keys, notes, sets):
     present = list(leaves(tree))
     choice = rng.random()
+    if rng.random() < 0.3:  # a plausible, mostly valid change: reaches the solvers' less travelled paths
+        path = rng.choice(sorted(keys))
+        value = plausible_value(rng, path, keys[path])
+        if value is not None:
+            put(tree, path, value)
+            notes.append(f"set {path} = {value}")
+            return
     if choice < 0.12:  # delete a key or a section (sizes stay: their defaults are large)
         candidates = [p for p in present if p not in PROTECTED and p != "output.path"] + list(sections(tree))
         if not candidates:
