@@ -460,6 +460,9 @@ def make_case(seed, number):
     files = {"config.yaml": data}
     command = "check" if number >= len(SEEDS) and rng.random() < 0.12 else "run"
     args = [command, "config.yaml"]
+    if text_mutation:  # a damaged file that still parses may have lost its sizes: keep them small
+        for key in ADDED_SIZES.get(experiment, []) + ["run.repeats", "run.warmup"]:
+            args += ["--set", f"{key}={SHRINK[key]}"]
     for assignment in sets:
         args += ["--set", assignment]
     target, overwrite = None, False
