@@ -232,7 +232,8 @@ def any_value(rng, path, original):
     elif re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", original or ""):
         if kind < 0.6:
             return rng.choice(REALS)
-    pools = [integers_for(path), REALS, WRONG_TYPES, STRINGS, YAML_ODDITIES]
+    reals = [r for r in REALS if r != "1e15"] if path.rsplit(".", 1)[-1] in WORK_NAMES else REALS
+    pools = [integers_for(path), reals, WRONG_TYPES, STRINGS, YAML_ODDITIES]
     return rng.choice(rng.choice(pools))
 
 
