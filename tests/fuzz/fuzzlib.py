@@ -136,10 +136,12 @@ def classify(case, code, stderr, before, after):
         problems.append(("exit-code", f"exit code {code}"))
     if code is not None and code > 0 and not stderr.strip():
         problems.append(("silent-error", f"exit code {code} with nothing on stderr"))
-    if code is not None and code > 0:
+    # portasolve's own errors print "portasolve: error: ..." (a clean "needs more memory than ..." included);
+    # anything else that escaped is a finding, a failed allocation under the cap reported as such.
+    if code is not None and code > 0 and any(p in stderr for p in STD_EXCEPTION_PATTERNS):
         if any(p in stderr for p in MEMORY_PATTERNS):
             problems.append(("memory", "ran out of memory under the address-space cap: " + last_error_line(stderr)))
-        elif any(p in stderr for p in STD_EXCEPTION_PATTERNS):
+        else:
             problems.append(("std-exception", "not one of portasolve's errors: " + last_error_line(stderr)))
     new = sorted(set(after) - set(before))
     killed = code is None and "killed]" in stderr
@@ -160,7 +162,7 @@ def classify(case, code, stderr, before, after):
 
 
 def last_error_line(stderr):
-    lines = [line for line in stderr.splitlines() if line.strip()]
+    lines = [line for line in stderr.splitlines() if line.strip() and "Traceback functionality" not in line]
     return (lines[-1] if lines else "")[:300]
 
 
