@@ -459,7 +459,7 @@ def make_case(seed, number):
     data = mutate_text(rng, text, notes) if text_mutation else text.encode("utf-8")
     data = data.replace(b"/", b"_")  # every path stays inside the case's folder
     files = {"config.yaml": data}
-    command = "check" if number >= len(SEEDS) and rng.random() < 0.12 else "run"
+    command = "check" if number >= len(SEEDS) and rng.random() < 0.2 else "run"
     args = [command, "config.yaml"]
     if text_mutation:  # a damaged file that still parses may have lost its sizes: keep them small
         for key in ADDED_SIZES.get(experiment, []) + ["run.repeats", "run.warmup"]:
@@ -480,7 +480,25 @@ def make_case(seed, number):
         args.append(rng.choice(["--output", "--output=", "--set", "--bogus", "--kokkos-threads=1", "--help"]))
         notes.append(f"extra argument {args[-1]}")
     label = f"{name}:{'+'.join(n.split(' ')[0] for n in notes) or 'seed'}"
-    return fuzzlib.Case(number, seed, label, args, files, target, overwrite, "; ".join(notes) or "none (the seed)")
+    case = fuzzlib.Case(number, seed, label, args, files, target, overwrite, "; ".join(notes) or "none (the seed)")
+    if command == "check":
+        case.followup = check_round_trip
+    return case
+
+
+def check_round_trip(folder, outcome):
+    """`check` prints the effective config: checking that text again must succeed and print the same."""
+    if outcome.code != 0:
+        return []
+    with open(os.path.join(folder, "effective.yaml"), "w", encoding="utf-8") as f:
+        f.write(outcome.stdout)
+    code, out, err, _ = fuzzlib.run_binary(["check", "effective.yaml"], folder, timeout=fuzzlib.TIMEOUT_S)
+    os.remove(os.path.join(folder, "effective.yaml"))
+    if code != 0:
+        return [("round-trip", f"`check` of the printed effective config exits {code}: " + fuzzlib.last_error_line(err))]
+    if out != outcome.stdout:
+        return [("round-trip", "`check` of the printed effective config prints something else")]
+    return []
 
 
 def replay(seed, number):

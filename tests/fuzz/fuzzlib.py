@@ -116,6 +116,7 @@ class Case:
         self.target = target            # name of a pre-existing result file, if any
         self.overwrite = overwrite      # whether the run may replace it (--overwrite or overwrite in the config)
         self.note = note                # the mutations, in words
+        self.followup = None            # optional f(folder, outcome) -> [(kind, detail)], run after the checks
 
 
 class Outcome:
@@ -175,7 +176,10 @@ def execute(case, keep_folder=None):
         before = snapshot(folder)
         code, out, err, seconds = run_binary(case.args, folder)
         after = snapshot(folder)
-        return Outcome(case, code, out, err, seconds, classify(case, code, err, before, after))
+        outcome = Outcome(case, code, out, err, seconds, classify(case, code, err, before, after))
+        if case.followup and not outcome.problems:
+            outcome.problems += case.followup(folder, outcome)
+        return outcome
     finally:
         if not keep_folder:
             shutil.rmtree(folder, ignore_errors=True)
