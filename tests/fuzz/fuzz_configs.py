@@ -228,6 +228,8 @@ def any_value(rng, path, original):
             return rng.choice(integers_for(path))
         if kind < 0.7:  # near the original, still small
             n = int(original)
+            if path.rsplit(".", 1)[-1] in WORK_NAMES:  # counts of repeats, steps, passes: a long run is no bug
+                return str(rng.choice([n + 1, n - 1, -n, 0, 1, 2, 3, 5, 8]))
             return str(rng.choice([n + 1, n - 1, n * 2, n // 2, -n, 1, 3, 7, 64, 127, 128, 255, 256]))
     elif re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", original or ""):
         if kind < 0.6:
@@ -248,6 +250,8 @@ def plausible_value(rng, path, default):
     if default in ("true", "false"):
         return "false" if default == "true" else "true"
     if re.fullmatch(r"[-+]?[0-9]+", default):
+        if path.rsplit(".", 1)[-1] in WORK_NAMES:
+            return rng.choice(VALID_INTEGERS[:8])
         return rng.choice(VALID_INTEGERS)
     if re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", default):
         return rng.choice(VALID_REALS)
