@@ -76,7 +76,6 @@ YAML_ODDITIES = ["&anchor {a: 1}", "*undefined_alias", "!!str 5", "!custom 5", "
                  "!!int 3", "!!null ''", "!!map {}", "<<: x", "%YAML 1.2", "'unterminated", "\"unterminated",
                  "[unterminated", "{unterminated", "]", "}", "@", "`", "a: b: c", "- - -", "&a [*a]"]
 BYTES = [bytes([b]) for b in range(256) if b != ord("/")]
-TOP_SECTIONS = ["output", "run", "seed", "precision", "experiment", "benchmark", "validation"]
 
 
 # --- a minimal YAML reader for the shipped configs (block mappings of scalars and flow lists), no PyYAML ------

@@ -14,7 +14,6 @@ number) and the installed h5py / HDF5 (byte offsets inside HDF5 files follow the
 """
 
 import argparse
-import io
 import math
 import os
 import sys
@@ -136,7 +135,6 @@ def csv_case(rng, notes):
             rows[0][1] = "1" + "0" * 100000
         elif what == "one-row":
             rows = rows[:1]
-        text_ = None
     text = ",".join(header) + "\n" + "".join(",".join(r) + "\n" for r in rows)
     if notes and notes[-1] == "csv: crlf":
         text = text.replace("\n", "\r\n")
@@ -183,8 +181,6 @@ def h5_file(build):
 
 
 def dataset(f, name, value, **options):
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.dtype.itemsize not in (4, 8):
-        pass
     f.create_dataset(name, data=value, track_times=False, **options)
 
 
