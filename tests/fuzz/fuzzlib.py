@@ -32,7 +32,7 @@ TIMEOUT_S = float(os.environ.get("PORTASOLVE_FUZZ_TIMEOUT_S", 20))
 DEFAULT_SEED = 20240519
 
 # What a run prints when memory ran out or a std::exception escaped: not one of portasolve's errors.
-MEMORY_PATTERNS = ("bad_alloc", "failed to allocate", "Cannot allocate memory", "out of memory",
+MEMORY_PATTERNS = ("bad_alloc", "requested allocation size", "failed to allocate", "Cannot allocate memory", "out of memory",
                    "Kokkos::OpenMP::allocate", "insufficient memory")
 STD_EXCEPTION_PATTERNS = ("error while running:", "terminate called")
 
@@ -53,8 +53,25 @@ def case_rng(seed, number, salt):
     return random.Random(int.from_bytes(digest[:8], "little"))
 
 
+_SANITIZED = None
+
+
+def sanitized():
+    """Whether the binary is built with AddressSanitizer (the asan preset): its shadow memory needs terabytes of
+    address space, so the cap is ASan's own largest allocation instead of RLIMIT_AS."""
+    global _SANITIZED
+    if _SANITIZED is None:
+        try:
+            linked = subprocess.run(["ldd", binary()], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            linked = ""
+        _SANITIZED = "libasan" in linked
+    return _SANITIZED
+
+
 def _limits():
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+    if not _SANITIZED:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))  # a runaway writer gets SIGXFSZ
     os.setsid()
@@ -64,6 +81,11 @@ def child_env(threads=1):
     env = dict(os.environ)
     env.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false", OMP_WAIT_POLICY="passive")
     env.pop("OMP_PLACES", None)
+    if sanitized():
+        # A sanitizer's report exits 86 / 87 (not 1, which would pass for a clean error).
+        env["ASAN_OPTIONS"] = (f"max_allocation_size_mb={ADDRESS_SPACE_LIMIT >> 20}:exitcode=86:detect_leaks=0:" +
+                               env.get("ASAN_OPTIONS", ""))
+        env["UBSAN_OPTIONS"] = "exitcode=87:print_stacktrace=1:" + env.get("UBSAN_OPTIONS", "")
     return env
 
 
