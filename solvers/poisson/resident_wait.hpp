@@ -34,10 +34,21 @@ namespace portasolve::poisson {
 // read at the same time: single-copy atomic (a reader sees a whole value some
 // writer stored) and never kept in a register across polls. Device scope on
 // CUDA, where every team of a launch runs; the compiler's generic atomics
-// elsewhere (hosts, HIP devices).
+// elsewhere (hosts, HIP devices). nvcc >= 12.8 has them as builtins, which,
+// unlike cuda::atomic_ref's inline assembly, leave the compiler free to keep
+// the kernel's other values in registers around them (the talk's case: 42.2
+// ms with atomic_ref, BENCHMARKS.md).
+#if defined(__CUDA_ARCH__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define PORTASOLVE_NV_ATOMIC_BUILTINS 1
+#endif
+
 template <class T>
 KOKKOS_INLINE_FUNCTION T load_shared_word(const T* word) {
-#if defined(__CUDA_ARCH__)
+#if defined(PORTASOLVE_NV_ATOMIC_BUILTINS)
+  T value;
+  __nv_atomic_load(const_cast<T*>(word), &value, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  return value;
+#elif defined(__CUDA_ARCH__)
   return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(word)).load(cuda::std::memory_order_relaxed);
 #else
   T value;
@@ -48,7 +59,9 @@ KOKKOS_INLINE_FUNCTION T load_shared_word(const T* word) {
 
 template <class T>
 KOKKOS_INLINE_FUNCTION void store_shared_word(T* word, T value) {
-#if defined(__CUDA_ARCH__)
+#if defined(PORTASOLVE_NV_ATOMIC_BUILTINS)
+  __nv_atomic_store(word, &value, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+#elif defined(__CUDA_ARCH__)
   cuda::atomic_ref<T, cuda::thread_scope_device>(*word).store(value, cuda::std::memory_order_relaxed);
 #else
   __atomic_store(word, &value, __ATOMIC_RELAXED);
