@@ -85,6 +85,28 @@ double zero_interior_residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
   return std::sqrt(static_cast<double>(sum));
 }
 
+// Relative disagreement allowed between the last check's residual and the
+// re-check: cg_fused may record the norm of r rounded to T after a restart.
+constexpr double recheck_agreement = 1e-3;
+
+// The final residual once more, from x as the caller receives it (after any
+// copy back), by a fresh reduction. A solve whose x does not give what its
+// checks measured (a race, a stale copy, memory corrupted after the check)
+// is an error, never a reported answer.
+template <class T>
+void recheck_final_residual(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                            const SolveReport& report) {
+  const double norm = residual_norm(x, rhs);
+  const double relative = report.reference_norm > 0 ? norm / report.reference_norm : norm;
+  const double recorded = report.relative_residual;
+  if (std::isfinite(relative) && std::abs(relative - recorded) <= recheck_agreement * std::max(relative, recorded))
+    return;
+  throw SolverError("Poisson " + name_of(options.method) + ": the solution's residual re-checked from scratch is " +
+                    std::to_string(relative) + ", not the " + std::to_string(recorded) + " its last check measured (" +
+                    std::to_string(report.iterations) +
+                    " iterations): the result is not trusted; rerun, or choose other kernels");
+}
+
 }  // namespace
 
 template <class T>
@@ -110,6 +132,7 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
       case Method::cg_fused: run_cg_fused(x, rhs, options, schedule); break;
     }
   }
+  recheck_final_residual(x, rhs, options, schedule.report());
   return schedule.report();
 }
 

@@ -143,6 +143,29 @@ TEST(PoissonCg, ResidentStallIsAnErrorNeverANumber) {
   ::testing::Test::RecordProperty("stalled_attempts", stalled);
 }
 
+// The solution is re-checked from scratch after the last check: an x that
+// no longer gives the residual the check measured (here changed by the
+// check's own callback, after it was recorded) is an error, not an answer.
+TEST(PoissonCg, FinalResidualIsRecheckedFromScratch) {
+  const Problem problem = reconstruction_problem(testing::test_image(31, 47));
+  for (const Variant variant : variants) {
+    SolverOptions options;
+    options.method = variant.method;
+    options.cg_operator = variant.cg_operator;
+    options.cg_kernel = variant.cg_kernel;
+    options.max_iterations = 20;
+    options.check_every = 10;
+    auto x = to_device<double>(problem.start, "x");
+    const auto b = to_device<double>(problem.rhs, "b");
+    EXPECT_NO_THROW(solve(x, b, options)) << name_of(variant);
+    x = to_device<double>(problem.start, "x");
+    const CheckCallback corrupt = [&](const ResidualCheck& check) {
+      if (check.iteration == options.max_iterations) Kokkos::deep_copy(Kokkos::subview(x, 15, 20), 1e6);
+    };
+    EXPECT_THROW(solve(x, b, options, corrupt), SolverError) << name_of(variant);
+  }
+}
+
 TEST(PoissonCg, StopsCleanlyWhenTheResidualIsExactlyZero) {
   // A linear function solves L X = 0 exactly; starting from it leaves r = 0.
   Problem problem = manufactured_problem(9, 9);
