@@ -389,7 +389,15 @@ namespace {
 // Tags (!!float, !custom) would change how values read, or nothing at all:
 // the schema decides every type, so a tag is an error rather than ignored.
 // yaml-cpp marks untagged nodes "?" (plain) or "!" (quoted).
-void reject_tags(const YAML::Node& node, const std::string& file) {
+// Deeper than any config goes (keys nest three levels, lists one more): a
+// deeper tree is a recursive alias (&a [*a]), which would recurse forever.
+constexpr int max_config_depth = 32;
+
+void reject_tags(const YAML::Node& node, const std::string& file, const int depth = 0) {
+  if (depth > max_config_depth)
+    throw ConfigError(mark_of(file, node.Mark()), "",
+                      "YAML nested deeper than " + std::to_string(max_config_depth) + " levels (a recursive alias?)",
+                      "plain keys and values; configs nest a few levels");
   const std::string& tag = node.Tag();
   if (!tag.empty() && tag != "?" && tag != "!") {
     const std::string shown = tag.rfind("tag:yaml.org,2002:", 0) == 0 ? "!!" + tag.substr(18) : tag;
@@ -398,11 +406,11 @@ void reject_tags(const YAML::Node& node, const std::string& file) {
   }
   if (node.IsMap())
     for (const auto& entry : node) {
-      reject_tags(entry.first, file);
-      reject_tags(entry.second, file);
+      reject_tags(entry.first, file, depth + 1);
+      reject_tags(entry.second, file, depth + 1);
     }
   else if (node.IsSequence())
-    for (const auto& item : node) reject_tags(item, file);
+    for (const auto& item : node) reject_tags(item, file, depth + 1);
 }
 
 }  // namespace

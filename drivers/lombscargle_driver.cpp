@@ -186,6 +186,7 @@ ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::
   }
   const double minimum = config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1;
   const double maximum = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1;
+  if (batch.empty()) throw InputError("no time series given (the input holds no series)");
   return ls::automatic_grid(batch.front().t, config.real("frequency.samples_per_peak"),
                             config.real("frequency.nyquist_factor"), minimum, maximum);
 }

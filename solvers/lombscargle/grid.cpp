@@ -62,6 +62,10 @@ struct AutomaticBounds {
 AutomaticBounds automatic_bounds(const std::vector<double>& t, double samples_per_peak, double nyquist_factor,
                                  double minimum, double maximum) {
   if (t.size() < 2) throw InputError("automatic frequency grid: needs at least 2 samples");
+  for (const double time : t)
+    if (!std::isfinite(time))
+      throw InputError("automatic frequency grid: a sample time is " + std::to_string(time) +
+                       "; sample times must be finite");
   if (!(samples_per_peak > 0) || !(nyquist_factor > 0))
     throw InputError("automatic frequency grid: samples_per_peak and nyquist_factor must be positive");
   const auto [lo, hi] = std::minmax_element(t.begin(), t.end());

@@ -188,6 +188,15 @@ TEST(Config, TagsAreAnError) {
   EXPECT_EQ(load_error("plain.yaml", "a: 'x'\nb: \"y\"\nc: [1, {d: 2}]\ne: ~\n"), "");
 }
 
+// A recursive alias makes an infinite tree: an error, not endless recursion
+// (the fuzzer's case 221 crashed with SIGSEGV), while ordinary anchors work.
+TEST(Config, RecursiveAliasIsAnError) {
+  EXPECT_NE(load_error("loop.yaml", "run:\n  progress_interval_s: &a [*a]\n").find("loop.yaml:2:"), std::string::npos);
+  EXPECT_NE(load_error("loop.yaml", "run:\n  progress_interval_s: &a [*a]\n").find("deeper than 32 levels"),
+            std::string::npos);
+  EXPECT_EQ(load_error("anchor.yaml", "a: &x {b: 1}\nc: *x\n"), "");
+}
+
 TEST(Config, ExperimentIsReadFirstAndChecked) {
   using portasolve::config::read_experiment;
   const std::vector<std::string> known{"poisson", "smoothing"};
