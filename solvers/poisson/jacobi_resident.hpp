@@ -256,12 +256,12 @@ struct JacobiResidentTiles {
   }
 
   // Float tiles trade points through `stamped`: a point and the round that
-  // wrote it share one 64-bit word, stored and loaded as one atomic access,
-  // so a reader that sees the round it needs sees its value too, with no
-  // fence, flag or barrier: the value travels in the word that synchronizes.
-  // Round r's words lie
-  // in plane r % 2: a writer two rounds ahead would need this reader's
-  // next round first.
+  // wrote it share one 64-bit word, stored and loaded as one atomic access
+  // (load_stamped_word, store_stamped_word), so a reader that sees the round
+  // it needs sees its value too, with no fence, flag or barrier: the value
+  // travels in the word that synchronizes. Round r's words lie in plane
+  // r % 2: a writer two rounds ahead would need this reader's next round
+  // first.
   static constexpr bool stamped_exchange = sizeof(T) == 4;
 
   KOKKOS_INLINE_FUNCTION static std::uint64_t with_stamp(const T value, const int round) {
@@ -283,7 +283,7 @@ struct JacobiResidentTiles {
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c])
-        store_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c, with_stamp(v[h][c], round));
+        store_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c, with_stamp(v[h][c], round));
   }
 
   // The halo's interior points as the neighbouring tiles left them after
@@ -297,7 +297,7 @@ struct JacobiResidentTiles {
       PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       words[h][c] = !in_tile(p, h, c) && p.free_row[h] && p.free_col[c]
-                        ? load_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c)
+                        ? load_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c)
                         : with_stamp(v[h][c], round);
     // Each poll reloads every stale word at once: one round trip a poll.
     for (long long polls = 0;;) {
@@ -312,7 +312,7 @@ struct JacobiResidentTiles {
         PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c)
         if (int(words[h][c] >> 32) != round)
-          words[h][c] = load_shared_word(plane + (p.row0 + h) * p.cols + p.col0 + c);
+          words[h][c] = load_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c);
     }
     PORTASOLVE_UNROLL
     for (int h = 0; h < rows_per_warp; ++h)

@@ -36,8 +36,7 @@ namespace portasolve::poisson {
 // CUDA, where every team of a launch runs; the compiler's generic atomics
 // elsewhere (hosts, HIP devices). nvcc >= 12.8 has them as builtins, which,
 // unlike cuda::atomic_ref's inline assembly, leave the compiler free to keep
-// the kernel's other values in registers around them (the talk's case: 42.2
-// ms with atomic_ref, BENCHMARKS.md).
+// the kernel's other values in registers around them.
 #if defined(__CUDA_ARCH__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #define PORTASOLVE_NV_ATOMIC_BUILTINS 1
 #endif
@@ -65,6 +64,30 @@ KOKKOS_INLINE_FUNCTION void store_shared_word(T* word, T value) {
   cuda::atomic_ref<T, cuda::thread_scope_device>(*word).store(value, cuda::std::memory_order_relaxed);
 #else
   __atomic_store(word, &value, __ATOMIC_RELAXED);
+#endif
+}
+
+// The float resident tiles' stamped words (a value and the round that wrote
+// it in one aligned 64-bit word, both flag and data: jacobi_resident.hpp).
+// On CUDA these are volatile accesses, which the PTX memory model defines as
+// relaxed system-scope loads and stores: strong and single-copy atomic like
+// load_shared_word, and, unlike the builtin atomics, kept in program order
+// with the round's other volatile accesses and its publish-then-wait delay.
+// With the builtins the talk's case took 42.9 ms instead of 39.5 (the same
+// run, BENCHMARKS.md): the first poll no longer waited for the stores.
+KOKKOS_INLINE_FUNCTION std::uint64_t load_stamped_word(const std::uint64_t* word) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile std::uint64_t*>(word);
+#else
+  return load_shared_word(word);
+#endif
+}
+
+KOKKOS_INLINE_FUNCTION void store_stamped_word(std::uint64_t* word, const std::uint64_t value) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<volatile std::uint64_t*>(word) = value;
+#else
+  store_shared_word(word, value);
 #endif
 }
 
