@@ -142,23 +142,35 @@ std::string frequency_key(const config::Config& config) {
   return config.has("frequency.maximum") ? "frequency.maximum" : "frequency.samples_per_peak";
 }
 
+// A uniform or list grid's size, known from the config alone; 0 for an
+// automatic grid, whose size depends on the times.
+double configured_frequency_count(const config::Config& config) {
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform") return static_cast<double>(config.integer("frequency.count"));
+  if (kind == "list") return config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
+  return 0;
+}
+
+// An automatic grid's given bounds in cycles per unit time (-1 where not given).
+struct AutomaticLimits {
+  double minimum, maximum;
+};
+AutomaticLimits automatic_limits(const config::Config& config) {
+  const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
+  return {config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1,
+          config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1};
+}
+
 // The auto grid's size for the loaded series, checked against memory with the
 // series' real sizes before the grid or anything on the device is allocated.
 void check_loaded_sizes(const config::Config& config, const std::vector<ls::Series>& batch) {
   double samples = 0;
   for (const auto& series : batch) samples += static_cast<double>(series.t.size());
-  double frequencies = 0;
-  const std::string kind = config.string("frequency.grid");
-  if (kind == "uniform")
-    frequencies = static_cast<double>(config.integer("frequency.count"));
-  else if (kind == "list")
-    frequencies = config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
-  else {
-    const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
-    const double minimum = config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1;
-    const double maximum = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1;
+  double frequencies = configured_frequency_count(config);
+  if (config.string("frequency.grid") == "auto") {
+    const AutomaticLimits limits = automatic_limits(config);
     frequencies = ls::automatic_grid_size(batch.front().t, config.real("frequency.samples_per_peak"),
-                                          config.real("frequency.nyquist_factor"), minimum, maximum);
+                                          config.real("frequency.nyquist_factor"), limits.minimum, limits.maximum);
   }
   const std::string key = frequency_key(config);
   const MemoryNeed need = lombscargle_need(config, static_cast<double>(batch.size()), samples, frequencies);
@@ -170,7 +182,6 @@ void check_loaded_sizes(const config::Config& config, const std::vector<ls::Seri
 ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::Series>& batch) {
   const std::string kind = config.string("frequency.grid");
   const bool angular = config.boolean("frequency.angular");
-  const double scale = angular ? 1.0 / math::two_pi<double>() : 1.0;
   if (kind == "list") {
     if (!config.has("frequency.values"))
       throw ConfigError(config.where("frequency.grid"), "frequency.values", "missing for frequency.grid: list",
@@ -184,11 +195,10 @@ ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::
     return ls::uniform_grid(config.real("frequency.minimum"), config.real("frequency.maximum"),
                             static_cast<std::size_t>(config.integer("frequency.count")), angular);
   }
-  const double minimum = config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1;
-  const double maximum = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1;
   if (batch.empty()) throw InputError("no time series given (the input holds no series)");
+  const AutomaticLimits limits = automatic_limits(config);
   return ls::automatic_grid(batch.front().t, config.real("frequency.samples_per_peak"),
-                            config.real("frequency.nyquist_factor"), minimum, maximum);
+                            config.real("frequency.nyquist_factor"), limits.minimum, limits.maximum);
 }
 
 template <class Matrix>
@@ -397,21 +407,16 @@ Preflight preflight_lombscargle(const config::Config& config) {
   }
   // Frequencies: what the grid will hold; an automatic grid's size depends on
   // the times, known here only for synthetic series (checked again once read).
-  double frequencies = 0;
-  const std::string kind = config.string("frequency.grid");
-  if (kind == "uniform")
-    frequencies = static_cast<double>(config.integer("frequency.count"));
-  else if (kind == "list")
-    frequencies = config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
-  else if (baseline > 0) {
+  double frequencies = configured_frequency_count(config);
+  if (config.string("frequency.grid") == "auto" && baseline > 0) {
     // Steps of 1 / (span samples_per_peak) up to nyquist_factor N / (2 span):
     // nyquist_factor N samples_per_peak / 2 whatever the span, or up to the
     // given maximum: at most maximum x duration x samples_per_peak.
     const double per_series = samples / series;
     const double spp = config.real("frequency.samples_per_peak");
-    const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
-    frequencies = config.has("frequency.maximum") ? config.real("frequency.maximum") * scale * baseline * spp
-                                                  : config.real("frequency.nyquist_factor") * 0.5 * per_series * spp;
+    const double maximum = automatic_limits(config).maximum;
+    frequencies =
+        maximum > 0 ? maximum * baseline * spp : config.real("frequency.nyquist_factor") * 0.5 * per_series * spp;
     frequencies = std::floor(frequencies) + 1;
   }
   char subject[120];
