@@ -1,6 +1,7 @@
 // experiment: lorenz05. Spins a base state up onto the attractor, perturbs it
 // into an ensemble, integrates every member together and writes snapshots
 // with the ensemble mean and spread.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -94,6 +95,44 @@ lz::Ensemble<T> make_ensemble(const config::Config& config, const lz::ModelParam
   }
 }
 
+// Steps in launches of about poll_seconds each, polling for Ctrl-C between
+// them: the team layout runs every step one advance() is given in a single
+// launch, so a long spin-up or snapshots far apart would not notice a signal
+// for minutes. Splitting changes no result: the state goes through memory in
+// T between launches as between steps. The first launch is one step; each
+// next one is sized from the pace measured so far, growing at most fourfold.
+template <class T>
+class InterruptibleStepper {
+ public:
+  static constexpr double poll_seconds = 0.25;
+  static constexpr std::int64_t max_growth = 4;
+
+  explicit InterruptibleStepper(lz::Ensemble<T>& ensemble) : ensemble_(ensemble) {}
+
+  // Advances `steps` steps; returns the seconds spent in the launches alone.
+  double advance(const View2D<T>& states, std::int64_t steps) {
+    double seconds = 0;
+    for (std::int64_t done = 0; done < steps;) {
+      const std::int64_t now = std::min(chunk_, steps - done);
+      Stopwatch watch;
+      ensemble_.advance(states, now);
+      Kokkos::fence();
+      const double elapsed = watch.seconds();
+      seconds += elapsed;
+      done += now;
+      throw_if_interrupted();
+      const double per_step = elapsed / static_cast<double>(now);
+      const double fitting = per_step > 0 ? poll_seconds / per_step : static_cast<double>(max_growth * now);
+      chunk_ = std::max<std::int64_t>(1, std::min<double>(fitting, static_cast<double>(max_growth * now)));
+    }
+    return seconds;
+  }
+
+ private:
+  lz::Ensemble<T>& ensemble_;
+  std::int64_t chunk_ = 1;
+};
+
 struct Snapshots {
   std::vector<double> time, mean, spread, spread_rms, state;
 };
@@ -115,7 +154,7 @@ void run_typed(RunContext& context) {
   for (int i = 0; i < n; ++i) host_base(0, i) = static_cast<T>(p.forcing);
   host_base(0, 0) = static_cast<T>(1.001 * p.forcing);
   Kokkos::deep_copy(base, host_base);
-  ensemble.advance(base, config.integer("ensemble.spinup_steps"));
+  InterruptibleStepper<T>(ensemble).advance(base, config.integer("ensemble.spinup_steps"));
   Kokkos::deep_copy(host_base, base);
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(static_cast<double>(host_base(0, i))))
@@ -136,6 +175,7 @@ void run_typed(RunContext& context) {
   // Times the integration alone; snapshots (statistics, copies) are not timed.
   const auto integrate = [&](lz::Ensemble<T>& runner, const std::string& label, Snapshots* snapshots) {
     RepeatTimes times;
+    InterruptibleStepper<T> stepper(runner);  // its pace carries over from the warm-up
     for (int r = -warmup; r < repeats; ++r) {
       Kokkos::deep_copy(states, start);
       Progress progress = context.make_progress("lorenz05/" + label, steps, "step");
@@ -159,12 +199,8 @@ void run_typed(RunContext& context) {
       double seconds = 0;
       for (std::int64_t done = 0; done < steps;) {
         const std::int64_t chunk = std::min(every, steps - done);
-        Stopwatch watch;
-        runner.advance(states, chunk);
-        Kokkos::fence();
-        seconds += watch.seconds();
+        seconds += stepper.advance(states, chunk);
         done += chunk;
-        throw_if_interrupted();
         progress.update(done);
         snapshot(done);
       }

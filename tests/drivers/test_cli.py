@@ -645,6 +645,21 @@ class Lorenz05(Folder):
         ]
         self.expect_errors([("experiment: lorenz05\n" + body + "\n", 2, message) for body, message in cases])
 
+    def test_ctrl_c_during_a_long_lorenz05_spin_up(self):
+        # The team layout would run the whole spin-up in one launch; the driver must poll between launches.
+        config = self.write("l.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, layout: team}\n"
+                                      "ensemble: {members: 8, spinup_steps: 2000000000}\n")
+        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        self.assertIsNone(process.poll(), "the spin-up of 2e9 steps cannot have finished")
+        sent = time.time()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertLess(time.time() - sent, 10)
+        self.assertEqual(self.files(), ["l.yaml"])
 
 
 def run_with_file_size_limit(limit, *args, cwd=None):
