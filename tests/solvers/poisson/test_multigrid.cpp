@@ -3,9 +3,12 @@
 // grid, every cycle shape and smoother, and the reconstruction's exact answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "solvers/poisson/solver.hpp"
 #include "tests/solvers/poisson/reference.hpp"
@@ -90,6 +93,111 @@ TEST(PoissonMultigrid, ConvergesOnOddEvenNonSquareAndThinGrids) {
     EXPECT_TRUE(in_float.report.converged) << rows << "x" << cols << " float";
     EXPECT_LE(in_float.host_relative_residual, 1.5e-5) << rows << "x" << cols << " float";
   }
+}
+
+// Cycles to 1e-8 on grids 4x finer each time: multigrid's rate is the same
+// on every grid, so the counts stay within two cycles of one another.
+TEST(PoissonMultigrid, CycleCountDoesNotGrowWithTheGrid) {
+  std::vector<std::int64_t> cycles;
+  for (const std::size_t n : {257, 513, 1025}) {
+    const Problem problem = random_problem(n, n, 3);
+    const Solved solved = solve_on_device<double>(problem, multigrid_options(50, 1e-8));
+    EXPECT_TRUE(solved.report.converged) << n;
+    EXPECT_LE(solved.host_relative_residual, 1e-8) << n;
+    std::cout << "multigrid V(2,2) rbgs " << n << "^2: " << solved.report.iterations << " cycles, worst factor "
+              << worst_factor(solved.report) << "\n";
+    cycles.push_back(solved.report.iterations);
+  }
+  const auto [fewest, most] = std::minmax_element(cycles.begin(), cycles.end());
+  EXPECT_LE(*most - *fewest, 2);
+  EXPECT_LE(*most, 12);
+}
+
+TEST(PoissonMultigrid, EveryCycleShapeAndSmootherConverges) {
+  const Problem problem = random_problem(41, 30, 5);
+  for (const MultigridCycle cycle : {MultigridCycle::v, MultigridCycle::w, MultigridCycle::f})
+    for (const MultigridSmoother smoother :
+         {MultigridSmoother::rbgs, MultigridSmoother::jacobi, MultigridSmoother::chebyshev})
+      for (const bool fmg : {false, true}) {
+        if (fmg && cycle != MultigridCycle::v) continue;  // the start is shared; keep the test short
+        SolverOptions options = multigrid_options(40, 1e-10);
+        options.multigrid.cycle = cycle;
+        options.multigrid.smoother = smoother;
+        options.multigrid.fmg = fmg;
+        const Solved solved = solve_on_device<double>(problem, options);
+        const std::string name = name_of(cycle) + " " + name_of(smoother) + (fmg ? " fmg" : "");
+        EXPECT_TRUE(solved.report.converged) << name;
+        EXPECT_LE(solved.host_relative_residual, 1e-10) << name;
+        // Jacobi and Chebyshev smooth less per sweep than Gauss-Seidel, still at a grid-independent rate.
+        EXPECT_LE(worst_factor(solved.report), smoother == MultigridSmoother::rbgs ? 0.15 : 0.5) << name;
+        std::cout << name << ": " << solved.report.iterations << " cycles, worst factor " << worst_factor(solved.report)
+                  << "\n";
+      }
+}
+
+// A full multigrid start leaves less residual after one cycle than a V cycle from zero.
+TEST(PoissonMultigrid, FullMultigridStartBeatsOneCycleFromZero) {
+  const Problem problem = manufactured_problem(129, 129);
+  SolverOptions options = multigrid_options(1, 0);
+  const Solved plain = solve_on_device<double>(problem, options);
+  options.multigrid.fmg = true;
+  const Solved fmg = solve_on_device<double>(problem, options);
+  EXPECT_LT(fmg.host_relative_residual, plain.host_relative_residual);
+}
+
+// B = L image: the discrete solution is the image itself.
+TEST(PoissonMultigrid, ReconstructsTheImage) {
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{30, 45}, {64, 64}, {3, 40}}) {
+    const Problem problem = reconstruction_problem(testing::test_image(rows, cols));
+    const Solved solved = solve_on_device<double>(problem, multigrid_options(40, 1e-12));
+    EXPECT_TRUE(solved.report.converged);
+    EXPECT_LT(testing::max_abs_difference(solved.x, problem.exact.value()), 1e-8) << rows << "x" << cols;
+    const Solved in_float = solve_on_device<float>(problem, multigrid_options(40, 1e-5));
+    EXPECT_LT(testing::max_abs_difference(in_float.x, problem.exact.value()), 0.05) << rows << "x" << cols;
+  }
+}
+
+// max_iterations counts cycles; every cycle is checked.
+TEST(PoissonMultigrid, MaxIterationsStopsAfterThatManyCycles) {
+  const Problem problem = random_problem(40, 40, 9);
+  const Solved solved = solve_on_device<double>(problem, multigrid_options(3, 0));
+  EXPECT_EQ(solved.report.iterations, 3);
+  EXPECT_EQ(solved.report.stop_reason, "max_iterations");
+  ASSERT_EQ(solved.report.history.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(solved.report.history[k].iteration, std::int64_t(k));
+}
+
+TEST(PoissonMultigrid, RejectsBadOptionsNamingThem) {
+  const auto message = [](const SolverOptions& options) {
+    try {
+      check(options);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  SolverOptions options = multigrid_options(10, 0);
+  options.multigrid.pre_sweeps = -1;
+  EXPECT_NE(message(options).find("pre_sweeps"), std::string::npos);
+  options = multigrid_options(10, 0);
+  options.multigrid.pre_sweeps = options.multigrid.post_sweeps = 0;
+  EXPECT_NE(message(options).find("at least one smoothing sweep"), std::string::npos);
+  options = multigrid_options(10, 0);
+  options.multigrid.coarsest_size = 0;
+  EXPECT_NE(message(options).find("coarsest"), std::string::npos);
+  options = multigrid_options(10, 0);
+  options.multigrid.jacobi_omega = 1.5;
+  EXPECT_NE(message(options).find("jacobi_omega"), std::string::npos);
+  options = multigrid_options(10, 0);
+  options.multigrid.smoother = static_cast<MultigridSmoother>(7);
+  EXPECT_NE(message(options).find("rbgs, jacobi, chebyshev"), std::string::npos);
+  options = multigrid_options(10, 0);
+  options.multigrid.cycle = static_cast<MultigridCycle>(7);
+  EXPECT_NE(message(options).find("v, w, f"), std::string::npos);
+  EXPECT_EQ(multigrid_cycle_from_name("w"), MultigridCycle::w);
+  EXPECT_EQ(multigrid_smoother_from_name("chebyshev"), MultigridSmoother::chebyshev);
+  EXPECT_THROW(multigrid_smoother_from_name("sor"), std::exception);
+  EXPECT_EQ(method_from_name("multigrid"), Method::multigrid);
 }
 
 }  // namespace
