@@ -23,6 +23,9 @@ constexpr double coarsest_reduction = 1e-14;
 // For the 5-point operator the error modes that coarsening cannot represent
 // have eigenvalues of D^-1 A at 1/2 and above, a quarter of the bound.
 constexpr double chebyshev_upper = 2;
+// Coarsest levels up to this many interior points are relaxed by one thread
+// in one launch; larger ones by red-black half sweeps over all threads.
+constexpr std::int64_t serial_coarsest_points = 256;
 constexpr double chebyshev_range_ratio = 4;
 
 template <class T>
@@ -169,6 +172,11 @@ class Hierarchy {
   void solve_coarsest() {
     Level<T>& level = levels_.back();
     const GridRectangle points = interior_of(level.op);
+    if (std::int64_t(points.rows) * points.cols <= serial_coarsest_points) {
+      Kokkos::parallel_for("poisson_mg_coarsest_serial", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                           SerialGaussSeidel<T>{level.u, level.f, level.op, coarsest_sweeps_});
+      return;
+    }
     for (int s = 0; s < coarsest_sweeps_; ++s) {
       for_rectangle("poisson_mg_coarsest_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
       for_rectangle("poisson_mg_coarsest_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
