@@ -50,6 +50,9 @@ void add_poisson_schema(config::Schema& schema) {
              "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
              "multiprocessor) or auto (resident on GPUs)")
       .choices(poisson::cg_kernel_names()).default_value("auto");
+  schema.add("poisson.cg.preconditioner", Kind::Choice,
+             "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
+      .choices(poisson::cg_preconditioner_names()).default_value("none");
   schema.add("poisson.multigrid.cycle", Kind::Choice, "multigrid: V, W or F cycles")
       .choices(poisson::multigrid_cycle_names()).default_value("v");
   schema.add("poisson.multigrid.smoother", Kind::Choice,
@@ -97,6 +100,7 @@ poisson::SolverOptions solver_options(const config::Config& config) {
   options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
   options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
   options.cg_kernel = ps::cg_kernel_from_name(config.string("poisson.cg.kernel"));
+  options.cg_preconditioner = ps::cg_preconditioner_from_name(config.string("poisson.cg.preconditioner"));
   options.multigrid.cycle = ps::multigrid_cycle_from_name(config.string("poisson.multigrid.cycle"));
   options.multigrid.smoother = ps::multigrid_smoother_from_name(config.string("poisson.multigrid.smoother"));
   options.multigrid.pre_sweeps = static_cast<int>(config.integer("poisson.multigrid.pre_sweeps"));
@@ -178,7 +182,7 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
       report = ps::solve(x, rhs, options, on_check);
     } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
       const bool blocked = options.method == ps::Method::jacobi_blocked;
-      if (options.method == ps::Method::multigrid)
+      if (options.method == ps::Method::multigrid || options.cg_preconditioner != ps::CgPreconditioner::none)
         throw ConfigError(config.where("poisson.solver"), "poisson.solver", error.what(), "");
       const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
       const std::string key = !blocked        ? "poisson.solver"
@@ -271,6 +275,8 @@ void run_typed(RunContext& context) {
   if (options.method == ps::Method::jacobi_blocked)
     output.set_attribute("blocked_kernel",
                          ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
+  if (options.method == ps::Method::cg)
+    output.set_attribute("cg_preconditioner", ps::name_of(options.cg_preconditioner));
   if (options.method == ps::Method::cg_fused)
     output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
   output.set_attribute("iterations", report.iterations);
@@ -367,6 +373,8 @@ Preflight preflight_poisson(const config::Config& config) {
   if (solver == "cg" || solver == "cg_fused") plan.memory.device(3 * n, t);  // r, p, q
   // Coarse levels: u and f, a third of the fine grid's points in all (4/3 - 1 under full coarsening,
   // semi-coarsened levels can reach the fine grid's size); Jacobi and Chebyshev add buffers on every level.
+  const std::string preconditioner = config.string("poisson.cg.preconditioner");
+  if (solver == "cg" && preconditioner != "none") plan.memory.device(preconditioner == "multigrid" ? 3 * n : n, t);
   if (solver == "multigrid") {
     const std::string smoother = config.string("poisson.multigrid.smoother");
     const double buffers = 2 + (smoother == "jacobi" ? 1 : smoother == "chebyshev" ? 2 : 0);

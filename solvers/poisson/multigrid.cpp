@@ -8,6 +8,7 @@
 
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
+#include "solvers/poisson/multigrid_preconditioner.hpp"
 
 namespace portasolve::poisson {
 
@@ -72,7 +73,9 @@ ChebyshevCoefficients chebyshev_coefficients(int sweeps) {
 template <class T>
 class Hierarchy {
  public:
-  Hierarchy(const View2D<T>& x, const View2D<T>& rhs, const MultigridOptions& options) : options_(options) {
+  // symmetric: Gauss-Seidel post-smoothing in the reverse colour order.
+  Hierarchy(const View2D<T>& x, const View2D<T>& rhs, const MultigridOptions& options, bool symmetric = false)
+      : options_(options), symmetric_(symmetric) {
     const auto axes = level_axes(x.extent(0), x.extent(1), options.coarsest_size);
     const bool smoother_residual = options.smoother != MultigridSmoother::rbgs;
     const bool smoother_step = options.smoother == MultigridSmoother::chebyshev;
@@ -126,7 +129,7 @@ class Hierarchy {
         break;
     }
     prolong_and_correct(l);
-    smooth(levels_[l], options_.post_sweeps);
+    smooth(levels_[l], options_.post_sweeps, symmetric_);
   }
 
   // Full multigrid: the residual equation restricted to the coarsest level
@@ -142,13 +145,16 @@ class Hierarchy {
   }
 
  private:
-  void smooth(Level<T>& level, int sweeps) {
+  void smooth(Level<T>& level, int sweeps, bool black_first = false) {
     const GridRectangle points = interior_of(level.op);
     switch (options_.smoother) {
       case MultigridSmoother::rbgs:
         for (int s = 0; s < sweeps; ++s) {
+          if (black_first)
+            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
           for_rectangle("poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
-          for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+          if (!black_first)
+            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
         }
         break;
       case MultigridSmoother::jacobi:
@@ -198,12 +204,45 @@ class Hierarchy {
   }
 
   MultigridOptions options_;
+  bool symmetric_;
   std::vector<Level<T>> levels_;
   int coarsest_sweeps_ = 1;
   ChebyshevCoefficients chebyshev_;
 };
 
 }  // namespace
+
+template <class T>
+struct MultigridPreconditioner<T>::Cycle {
+  View2D<T> z, f;  // level 0's iterate and right-hand side
+  Hierarchy<T> hierarchy;
+  MultigridCycle shape;
+  Cycle(std::int64_t rows, std::int64_t cols, const MultigridOptions& options)
+      : z("poisson_mg_z", rows, cols),
+        f("poisson_mg_f", rows, cols),
+        hierarchy(z, f, options, /*symmetric=*/true),
+        shape(options.cycle) {}
+};
+
+template <class T>
+MultigridPreconditioner<T>::MultigridPreconditioner(std::int64_t rows, std::int64_t cols,
+                                                    const MultigridOptions& options)
+    : cycle_(std::make_unique<Cycle>(rows, cols, options)) {}
+
+template <class T>
+MultigridPreconditioner<T>::~MultigridPreconditioner() = default;
+
+template <class T>
+void MultigridPreconditioner<T>::apply(const View2D<T>& r, const View2D<T>& z) {
+  Cycle& c = *cycle_;
+  for_interior("poisson_mg_negate", r.extent(0), r.extent(1), Negate<T>{r, c.f});
+  Kokkos::deep_copy(c.z, T(0));
+  c.hierarchy.cycle(0, c.shape);
+  Kokkos::deep_copy(z, c.z);
+}
+
+template class MultigridPreconditioner<float>;
+template class MultigridPreconditioner<double>;
 
 template <class T>
 void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {

@@ -51,6 +51,14 @@ struct SerialGaussSeidel {
   }
 };
 
+// f = -r: cg's residual r = b - A u for A = -L turned into L z = f.
+template <class T>
+struct Negate {
+  View2D<const T> r;
+  View2D<T> f;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { f(i, j) = -r(i, j); }
+};
+
 // residual = f - L u, formed in Sum.
 template <class T>
 struct LevelResidual {

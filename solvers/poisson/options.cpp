@@ -77,6 +77,16 @@ const std::vector<std::string>& multigrid_smoother_names() {
   static const std::vector<std::string> names{"rbgs", "jacobi", "chebyshev"};
   return names;
 }
+const std::vector<std::string>& cg_preconditioner_names() {
+  static const std::vector<std::string> names{"none", "jacobi", "multigrid"};
+  return names;
+}
+CgPreconditioner cg_preconditioner_from_name(const std::string& name) {
+  return enum_from_name<CgPreconditioner>(cg_preconditioner_names(), name, "Poisson CG preconditioner");
+}
+std::string name_of(CgPreconditioner preconditioner) {
+  return cg_preconditioner_names()[static_cast<std::size_t>(preconditioner)];
+}
 MultigridCycle multigrid_cycle_from_name(const std::string& name) {
   return enum_from_name<MultigridCycle>(multigrid_cycle_names(), name, "Poisson multigrid cycle");
 }
@@ -114,6 +124,8 @@ void check(const SolverOptions& options) {
             "blocked kernel registers runs at most " + std::to_string(register_band_sweeps) +
                 " sweeps per launch in bands as wide as the hardware's warps (tile_cols and team_rows must be 0)");
   check(options.multigrid);
+  require(options.cg_preconditioner == CgPreconditioner::none || options.method == Method::cg,
+          "cg preconditioner " + name_of(options.cg_preconditioner) + " applies to method cg only (allowed: none)");
 }
 
 void check(const MultigridOptions& options) {

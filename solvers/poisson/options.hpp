@@ -45,6 +45,13 @@ enum class CgKernel { automatic, launches, resident };
 enum class MultigridCycle { v, w, f };
 enum class MultigridSmoother { rbgs, jacobi, chebyshev };
 
+// cg's preconditioner M ~ A = -L, z = M^-1 r: none; jacobi (A's diagonal,
+// 4: a scaling, so the iterates are plain CG's); multigrid (one cycle of
+// `multigrid`'s shape and smoother from zero, the Gauss-Seidel post-smoothing
+// in the reverse colour order so that M is symmetric; pre_sweeps and
+// post_sweeps should be equal; fmg does not apply).
+enum class CgPreconditioner { none, jacobi, multigrid };
+
 struct MultigridOptions {
   MultigridCycle cycle = MultigridCycle::v;
   MultigridSmoother smoother = MultigridSmoother::rbgs;
@@ -74,6 +81,7 @@ struct SolverOptions {
   CgOperator cg_operator = CgOperator::matrix_free;
   CgKernel cg_kernel = CgKernel::automatic;
   MultigridOptions multigrid;
+  CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
 };
 
 const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid"
@@ -91,6 +99,9 @@ std::string name_of(CgKernel kernel);
 
 const std::vector<std::string>& multigrid_cycle_names();     // "v", "w", "f"
 const std::vector<std::string>& multigrid_smoother_names();  // "rbgs", "jacobi", "chebyshev"
+const std::vector<std::string>& cg_preconditioner_names();  // "none", "jacobi", "multigrid"
+CgPreconditioner cg_preconditioner_from_name(const std::string& name);
+std::string name_of(CgPreconditioner preconditioner);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);
 MultigridSmoother multigrid_smoother_from_name(const std::string& name);
 std::string name_of(MultigridCycle cycle);

@@ -200,5 +200,71 @@ TEST(PoissonMultigrid, RejectsBadOptionsNamingThem) {
   EXPECT_EQ(method_from_name("multigrid"), Method::multigrid);
 }
 
+SolverOptions preconditioned_cg(CgPreconditioner preconditioner, std::int64_t steps, double tolerance) {
+  SolverOptions options;
+  options.method = Method::cg;
+  options.cg_preconditioner = preconditioner;
+  options.max_iterations = steps;
+  options.tolerance = tolerance;
+  options.check_every = 1;
+  return options;
+}
+
+TEST(PoissonMultigridPreconditionedCg, ReachesTightTolerancesInFewSteps) {
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{129, 129}, {64, 48}, {1000, 3}, {5, 7}}) {
+    const Problem problem = random_problem(rows, cols, 13);
+    const Solved solved = solve_on_device<double>(problem, preconditioned_cg(CgPreconditioner::multigrid, 100, 1e-10));
+    EXPECT_TRUE(solved.report.converged) << rows << "x" << cols;
+    EXPECT_LE(solved.host_relative_residual, 1e-10) << rows << "x" << cols;
+    EXPECT_LE(solved.report.iterations, 10) << rows << "x" << cols;
+    // Each step cuts the residual by well over half (CG minimises the error's energy, not the residual).
+    for (std::size_t k = 1; k < solved.report.history.size(); ++k)
+      EXPECT_LT(solved.report.history[k].relative_residual, 0.5 * solved.report.history[k - 1].relative_residual)
+          << rows << "x" << cols << " step " << k;
+    std::cout << "multigrid-preconditioned cg " << rows << "x" << cols << ": " << solved.report.iterations
+              << " steps to 1e-10\n";
+  }
+}
+
+// With a symmetric positive definite M, preconditioned CG minimises the
+// error's A-norm over a growing space: it falls at every step. The iterates
+// approach the same answer as plain CG and the Jacobi-scaled CG.
+TEST(PoissonMultigridPreconditionedCg, EnergyNormFallsEveryStepAndTheAnswerIsPlainCgs) {
+  const Problem problem = reconstruction_problem(testing::test_image(40, 57));
+  const HostGrid& exact = problem.exact.value();
+  for (const MultigridSmoother smoother :
+       {MultigridSmoother::rbgs, MultigridSmoother::jacobi, MultigridSmoother::chebyshev}) {
+    double previous = testing::energy_norm(problem.start, exact);
+    for (std::int64_t steps = 1; steps <= 6; ++steps) {
+      SolverOptions options = preconditioned_cg(CgPreconditioner::multigrid, steps, 0);
+      options.multigrid.smoother = smoother;
+      const Solved solved = solve_on_device<double>(problem, options);
+      const double error = testing::energy_norm(solved.x, exact);
+      EXPECT_LT(error, previous) << name_of(smoother) << " step " << steps;
+      previous = error;
+    }
+  }
+  const Solved plain = solve_on_device<double>(problem, preconditioned_cg(CgPreconditioner::none, 1000, 1e-11));
+  const Solved jacobi = solve_on_device<double>(problem, preconditioned_cg(CgPreconditioner::jacobi, 1000, 1e-11));
+  const Solved mg = solve_on_device<double>(problem, preconditioned_cg(CgPreconditioner::multigrid, 1000, 1e-11));
+  EXPECT_LT(testing::max_abs_difference(plain.x, mg.x), 1e-6);
+  EXPECT_LT(testing::max_abs_difference(jacobi.x, mg.x), 1e-6);
+  EXPECT_LT(testing::max_abs_difference(mg.x, exact), 1e-6);
+  // A constant diagonal only scales the residual: Jacobi takes plain CG's steps.
+  EXPECT_EQ(jacobi.report.iterations, plain.report.iterations);
+  EXPECT_LT(mg.report.iterations * 5, plain.report.iterations);
+
+  const Solved in_float = solve_on_device<float>(problem, preconditioned_cg(CgPreconditioner::multigrid, 100, 1e-5));
+  EXPECT_TRUE(in_float.report.converged);
+  EXPECT_LE(in_float.host_relative_residual, 1.5e-5);
+}
+
+TEST(PoissonMultigridPreconditionedCg, OnlyCgTakesAPreconditioner) {
+  SolverOptions options = preconditioned_cg(CgPreconditioner::multigrid, 10, 0);
+  options.method = Method::cg_fused;
+  EXPECT_THROW(check(options), std::invalid_argument);
+  EXPECT_EQ(cg_preconditioner_from_name("multigrid"), CgPreconditioner::multigrid);
+}
+
 }  // namespace
 }  // namespace portasolve::poisson
