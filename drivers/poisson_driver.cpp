@@ -21,7 +21,7 @@ namespace portasolve::drivers {
 
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels) or cg_fused")
+  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused or multigrid")
       .choices(poisson::method_names()).default_value("jacobi");
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
       .default_value(10000).at_least(0);
@@ -50,6 +50,25 @@ void add_poisson_schema(config::Schema& schema) {
              "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
              "multiprocessor) or auto (resident on GPUs)")
       .choices(poisson::cg_kernel_names()).default_value("auto");
+  schema.add("poisson.cg.preconditioner", Kind::Choice,
+             "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
+      .choices(poisson::cg_preconditioner_names()).default_value("none");
+  schema.add("poisson.multigrid.cycle", Kind::Choice, "multigrid: V, W or F cycles")
+      .choices(poisson::multigrid_cycle_names()).default_value("v");
+  schema.add("poisson.multigrid.smoother", Kind::Choice,
+             "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev")
+      .choices(poisson::multigrid_smoother_names()).default_value("rbgs");
+  schema.add("poisson.multigrid.pre_sweeps", Kind::Integer, "multigrid: smoothing sweeps before the coarse correction")
+      .default_value(2).at_least(0);
+  schema.add("poisson.multigrid.post_sweeps", Kind::Integer, "multigrid: smoothing sweeps after the coarse correction")
+      .default_value(2).at_least(0);
+  schema.add("poisson.multigrid.coarsest", Kind::Integer,
+             "multigrid: coarsening stops at a level with at most this many interior points")
+      .default_value(16).at_least(1).at_most(poisson::max_coarsest_size);
+  schema.add("poisson.multigrid.fmg", Kind::Boolean, "multigrid: full multigrid start (the first cycle)")
+      .default_value(false);
+  schema.add("poisson.multigrid.jacobi_omega", Kind::Real, "multigrid: the Jacobi smoother's weight")
+      .default_value(0.8).greater_than(0).at_most(1);
   schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
       .choices({"synthetic", "pgm", "hdf5", "manufactured"}).default_value("synthetic");
   add_image_input_schema(schema, "problem");
@@ -81,6 +100,14 @@ poisson::SolverOptions solver_options(const config::Config& config) {
   options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
   options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
   options.cg_kernel = ps::cg_kernel_from_name(config.string("poisson.cg.kernel"));
+  options.cg_preconditioner = ps::cg_preconditioner_from_name(config.string("poisson.cg.preconditioner"));
+  options.multigrid.cycle = ps::multigrid_cycle_from_name(config.string("poisson.multigrid.cycle"));
+  options.multigrid.smoother = ps::multigrid_smoother_from_name(config.string("poisson.multigrid.smoother"));
+  options.multigrid.pre_sweeps = static_cast<int>(config.integer("poisson.multigrid.pre_sweeps"));
+  options.multigrid.post_sweeps = static_cast<int>(config.integer("poisson.multigrid.post_sweeps"));
+  options.multigrid.coarsest_size = static_cast<int>(config.integer("poisson.multigrid.coarsest"));
+  options.multigrid.fmg = config.boolean("poisson.multigrid.fmg");
+  options.multigrid.jacobi_omega = config.real("poisson.multigrid.jacobi_omega");
   return options;
 }
 
@@ -143,7 +170,7 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     Progress progress = context.make_progress(
         "poisson/" + label + (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" +
                                                          std::to_string(repeats + warmup) : std::string()),
-        options.max_iterations, jacobi ? "sweep" : "step");
+        options.max_iterations, jacobi ? "sweep" : options.method == ps::Method::multigrid ? "cycle" : "step");
     const auto on_check = [&](const ps::ResidualCheck& check) {
       throw_if_interrupted();
       progress.update(check.iteration, check.relative_residual);
@@ -155,6 +182,8 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
       report = ps::solve(x, rhs, options, on_check);
     } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
       const bool blocked = options.method == ps::Method::jacobi_blocked;
+      if (options.method == ps::Method::multigrid || options.cg_preconditioner != ps::CgPreconditioner::none)
+        throw ConfigError(config.where("poisson.solver"), "poisson.solver", error.what(), "");
       const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
       const std::string key = !blocked        ? "poisson.solver"
                               : about_kernel ? "poisson.blocked.kernel"
@@ -168,6 +197,13 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     result.report = std::move(report);
   }
   return result;
+}
+
+// Multigrid: the residual's mean reduction per cycle, (r_n / r_0)^(1/n).
+double average_convergence_factor(const ps::SolveReport& report) {
+  if (report.iterations <= 0 || report.history.empty() || !(report.history.front().relative_residual > 0)) return 0;
+  return std::pow(report.relative_residual / report.history.front().relative_residual,
+                  1.0 / static_cast<double>(report.iterations));
 }
 
 std::vector<double> history_rows(const ps::SolveReport& report) {
@@ -239,9 +275,16 @@ void run_typed(RunContext& context) {
   if (options.method == ps::Method::jacobi_blocked)
     output.set_attribute("blocked_kernel",
                          ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
+  if (options.method == ps::Method::cg)
+    output.set_attribute("cg_preconditioner", ps::name_of(options.cg_preconditioner));
   if (options.method == ps::Method::cg_fused)
     output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
   output.set_attribute("iterations", report.iterations);
+  if (options.method == ps::Method::multigrid) {
+    output.set_attribute("multigrid_cycle", ps::name_of(options.multigrid.cycle));
+    output.set_attribute("multigrid_smoother", ps::name_of(options.multigrid.smoother));
+    output.set_attribute("convergence_factor", average_convergence_factor(report));
+  }
   output.set_attribute("relative_residual", report.relative_residual);
   output.set_attribute("reference_norm", report.reference_norm);
   output.set_attribute("converged", static_cast<std::int64_t>(report.converged));
@@ -255,7 +298,9 @@ void run_typed(RunContext& context) {
   std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s, relative residual %.3e (%s)\n",
                 problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
                 config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
-                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps" : "steps",
+                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
+                : options.method == ps::Method::multigrid                                        ? "cycles"
+                                                                                                 : "steps",
                 report.relative_residual, report.stop_reason.c_str());
   context.out << line;
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
@@ -326,6 +371,15 @@ Preflight preflight_poisson(const config::Config& config) {
   if (solver == "jacobi_blocked" && (blocked_kernel == "resident" || blocked_kernel == "auto"))
     plan.memory.device(2 * n, t + 4);  // resident tiles' stamped copies (auto picks them on GPUs)
   if (solver == "cg" || solver == "cg_fused") plan.memory.device(3 * n, t);  // r, p, q
+  // Coarse levels: u and f, a third of the fine grid's points in all (4/3 - 1 under full coarsening,
+  // semi-coarsened levels can reach the fine grid's size); Jacobi and Chebyshev add buffers on every level.
+  const std::string preconditioner = config.string("poisson.cg.preconditioner");
+  if (solver == "cg" && preconditioner != "none") plan.memory.device(preconditioner == "multigrid" ? 3 * n : n, t);
+  if (solver == "multigrid") {
+    const std::string smoother = config.string("poisson.multigrid.smoother");
+    const double buffers = 2 + (smoother == "jacobi" ? 1 : smoother == "chebyshev" ? 2 : 0);
+    plan.memory.device(buffers * n, t);
+  }
   if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
     plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row
   // Host, in float64: while loading the image, its copy, B, the start and the

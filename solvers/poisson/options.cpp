@@ -19,7 +19,7 @@ void require(bool condition, const std::string& message) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused"};
+  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid"};
   return names;
 }
 const std::vector<std::string>& cg_operator_names() {
@@ -69,6 +69,35 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
   return fits && large ? BlockedKernel::registers : BlockedKernel::tiles;
 }
 
+const std::vector<std::string>& multigrid_cycle_names() {
+  static const std::vector<std::string> names{"v", "w", "f"};
+  return names;
+}
+const std::vector<std::string>& multigrid_smoother_names() {
+  static const std::vector<std::string> names{"rbgs", "jacobi", "chebyshev"};
+  return names;
+}
+const std::vector<std::string>& cg_preconditioner_names() {
+  static const std::vector<std::string> names{"none", "jacobi", "multigrid"};
+  return names;
+}
+CgPreconditioner cg_preconditioner_from_name(const std::string& name) {
+  return enum_from_name<CgPreconditioner>(cg_preconditioner_names(), name, "Poisson CG preconditioner");
+}
+std::string name_of(CgPreconditioner preconditioner) {
+  return cg_preconditioner_names()[static_cast<std::size_t>(preconditioner)];
+}
+MultigridCycle multigrid_cycle_from_name(const std::string& name) {
+  return enum_from_name<MultigridCycle>(multigrid_cycle_names(), name, "Poisson multigrid cycle");
+}
+MultigridSmoother multigrid_smoother_from_name(const std::string& name) {
+  return enum_from_name<MultigridSmoother>(multigrid_smoother_names(), name, "Poisson multigrid smoother");
+}
+std::string name_of(MultigridCycle cycle) { return multigrid_cycle_names()[static_cast<std::size_t>(cycle)]; }
+std::string name_of(MultigridSmoother smoother) {
+  return multigrid_smoother_names()[static_cast<std::size_t>(smoother)];
+}
+
 Method method_from_name(const std::string& name) {
   return enum_from_name<Method>(method_names(), name, "Poisson method");
 }
@@ -94,6 +123,31 @@ void check(const SolverOptions& options) {
     require(options.sweeps_per_launch <= register_band_sweeps && options.tile_cols == 0 && options.team_rows == 0,
             "blocked kernel registers runs at most " + std::to_string(register_band_sweeps) +
                 " sweeps per launch in bands as wide as the hardware's warps (tile_cols and team_rows must be 0)");
+  check(options.multigrid);
+  require(options.cg_preconditioner == CgPreconditioner::none || options.method == Method::cg,
+          "cg preconditioner " + name_of(options.cg_preconditioner) + " applies to method cg only (allowed: none)");
+}
+
+void check(const MultigridOptions& options) {
+  const auto known = [](auto value, const std::vector<std::string>& names) {
+    return static_cast<std::size_t>(value) < names.size();
+  };
+  const auto allowed = [](const std::vector<std::string>& names) {
+    std::string list;
+    for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+    return list;
+  };
+  require(known(options.cycle, multigrid_cycle_names()), "multigrid cycle must be one of " +
+                                                              allowed(multigrid_cycle_names()));
+  require(known(options.smoother, multigrid_smoother_names()),
+          "multigrid smoother must be one of " + allowed(multigrid_smoother_names()));
+  require(options.pre_sweeps >= 0 && options.post_sweeps >= 0, "multigrid pre_sweeps and post_sweeps must be >= 0");
+  require(options.pre_sweeps + options.post_sweeps >= 1,
+          "multigrid needs at least one smoothing sweep (pre_sweeps + post_sweeps >= 1)");
+  require(options.coarsest_size >= 1 && options.coarsest_size <= max_coarsest_size,
+          "multigrid coarsest must be in [1, " + std::to_string(max_coarsest_size) + "] interior points");
+  // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
+  require(options.jacobi_omega > 0 && options.jacobi_omega <= 1, "multigrid jacobi_omega must be in (0, 1]");
 }
 
 }  // namespace portasolve::poisson

@@ -13,7 +13,9 @@ namespace portasolve::poisson {
 // launch inside team scratch. cg: conjugate gradients on Kokkos Kernels'
 // BLAS. cg_fused: the same iteration in two fused kernels per step whose
 // scalars stay on the device, the host reading them only at checks.
-enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
+// multigrid: geometric matrix-free multigrid cycles (multigrid.cpp); an
+// iteration is one cycle and every cycle ends with a residual check.
+enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
 // band of columns, the sweeps in registers, at most 8 per launch), tiles in
@@ -37,6 +39,30 @@ enum class CgOperator { matrix_free, crs };
 // GPUs, where launches set the pace of small grids; launches on hosts.
 enum class CgKernel { automatic, launches, resident };
 
+// Multigrid's cycle shape (V: one coarse visit per level, W: two, F: an F
+// then a V cycle on the coarser level) and smoother (red-black Gauss-Seidel,
+// weighted Jacobi, Chebyshev polynomial in D^-1 L).
+enum class MultigridCycle { v, w, f };
+enum class MultigridSmoother { rbgs, jacobi, chebyshev };
+
+// cg's preconditioner M ~ A = -L, z = M^-1 r: none; jacobi (A's diagonal,
+// 4: a scaling, so the iterates are plain CG's); multigrid (one cycle of
+// `multigrid`'s shape and smoother from zero, the Gauss-Seidel post-smoothing
+// in the reverse colour order so that M is symmetric; pre_sweeps and
+// post_sweeps should be equal; fmg does not apply).
+enum class CgPreconditioner { none, jacobi, multigrid };
+
+struct MultigridOptions {
+  MultigridCycle cycle = MultigridCycle::v;
+  MultigridSmoother smoother = MultigridSmoother::rbgs;
+  int pre_sweeps = 2, post_sweeps = 2;  // smoothing sweeps before and after the coarse correction
+  // Coarsening stops at a level with at most this many interior points; that
+  // level is solved by red-black Gauss-Seidel to rounding.
+  int coarsest_size = 16;
+  bool fmg = false;            // full multigrid start (counted as the first cycle)
+  double jacobi_omega = 0.8;   // weighted Jacobi smoother's weight, in (0, 1]
+};
+
 struct SolverOptions {
   Method method = Method::jacobi;
   std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
@@ -54,9 +80,11 @@ struct SolverOptions {
   int team_rows = 0;
   CgOperator cg_operator = CgOperator::matrix_free;
   CgKernel cg_kernel = CgKernel::automatic;
+  MultigridOptions multigrid;
+  CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
 };
 
-const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
+const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"
@@ -69,6 +97,16 @@ std::string name_of(BlockedKernel kernel);
 CgKernel cg_kernel_from_name(const std::string& name);
 std::string name_of(CgKernel kernel);
 
+const std::vector<std::string>& multigrid_cycle_names();     // "v", "w", "f"
+const std::vector<std::string>& multigrid_smoother_names();  // "rbgs", "jacobi", "chebyshev"
+const std::vector<std::string>& cg_preconditioner_names();  // "none", "jacobi", "multigrid"
+CgPreconditioner cg_preconditioner_from_name(const std::string& name);
+std::string name_of(CgPreconditioner preconditioner);
+MultigridCycle multigrid_cycle_from_name(const std::string& name);
+MultigridSmoother multigrid_smoother_from_name(const std::string& name);
+std::string name_of(MultigridCycle cycle);
+std::string name_of(MultigridSmoother smoother);
+
 // The kernel jacobi_blocked runs with these options on a rows x cols grid
 // (never automatic). Needs Kokkos initialised.
 BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols);
@@ -78,5 +116,8 @@ CgKernel chosen_cg_kernel(const SolverOptions& options);
 
 // Throws std::invalid_argument naming the first option out of range.
 void check(const SolverOptions& options);
+// The coarsest level is relaxed to rounding, so keep it small.
+constexpr int max_coarsest_size = 4096;
+void check(const MultigridOptions& options);
 
 }  // namespace portasolve::poisson

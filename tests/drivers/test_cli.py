@@ -419,6 +419,33 @@ class Poisson(Folder):
         self.assertEqual(plot.returncode, 0, plot.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.dir, "p.png")), 10000)
 
+    def test_multigrid_records_cycles_and_the_convergence_factor(self):
+        out = os.path.join(self.dir, "m.h5")
+        config = self.write("m.yaml", "experiment: poisson\n"
+                                      "problem: {source: synthetic, rows: 40, cols: 70}\n"
+                                      "poisson: {solver: multigrid, tolerance: 1.0e-10, max_iterations: 30,"
+                                      " multigrid: {cycle: w, smoother: chebyshev, pre_sweeps: 3, fmg: true}}\n")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("cycles", result.stdout)
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["converged"], 1)
+            self.assertEqual(output["multigrid_cycle"], "w")
+            self.assertEqual(output["multigrid_smoother"], "chebyshev")
+            history = f["output/residual_history"][()]
+            cycles = output["iterations"]
+            self.assertLessEqual(cycles, 15)
+            self.assertEqual(list(history[:, 0]), list(range(cycles + 1)))  # a check every cycle
+            factor = (history[-1, 1] / history[0, 1]) ** (1 / cycles)
+            self.assertAlmostEqual(output["convergence_factor"], factor, delta=1e-9)
+            self.assertLess(output["convergence_factor"], 0.2)
+            self.assertLess(output["error_max_abs"], 1e-6)
+        bad = portasolve("run", config, "--output", out, "--quiet", "--overwrite",
+                         "--set", "poisson.multigrid.cycle=x")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("poisson.multigrid.cycle", bad.stderr)
+
     def test_blocked_matches_its_baseline_and_starting_from_the_answer_converges_at_once(self):
         out = os.path.join(self.dir, "b.h5")
         config = self.write("b.yaml", "experiment: poisson\nprecision: float\n"

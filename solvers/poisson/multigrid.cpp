@@ -1,0 +1,266 @@
+// Geometric multigrid: V, W and F cycles of smoothing and coarse-grid
+// correction over the hierarchy of multigrid_levels.hpp, run from the host;
+// every level's grids are allocated once per solve.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/multigrid_kernels.hpp"
+#include "solvers/poisson/multigrid_preconditioner.hpp"
+
+namespace portasolve::poisson {
+
+namespace {
+
+using namespace multigrid;
+
+// The coarsest level is relaxed until its error has fallen by this factor
+// (below double rounding), judged from the Gauss-Seidel rate.
+constexpr double coarsest_reduction = 1e-14;
+// Chebyshev smooths the upper part of D^-1 A's spectrum: [bound / ratio, bound],
+// bound = 2 (Gershgorin: each row's off-diagonal sum is at most its diagonal).
+// For the 5-point operator the error modes that coarsening cannot represent
+// have eigenvalues of D^-1 A at 1/2 and above, a quarter of the bound.
+constexpr double chebyshev_upper = 2;
+// Coarsest levels up to this many interior points are relaxed by one thread
+// in one launch; larger ones by red-black half sweeps over all threads.
+constexpr std::int64_t serial_coarsest_points = 256;
+constexpr double chebyshev_range_ratio = 4;
+
+template <class T>
+GridRectangle interior_of(const LevelOperator<T>& op) {
+  return GridRectangle{1, 1, op.rows, op.cols};
+}
+
+// Red-black Gauss-Seidel sweeps that reduce the coarsest level's error by
+// coarsest_reduction: the Jacobi rate of this operator, squared.
+int coarsest_sweeps(const Axis& rows, const Axis& cols) {
+  constexpr double pi = 3.14159265358979323846;
+  const double jacobi_rate =
+      (rows.coupling * std::cos(pi / (rows.points + 1)) + cols.coupling * std::cos(pi / (cols.points + 1))) /
+      (rows.coupling + cols.coupling);
+  const double rate = jacobi_rate * jacobi_rate;
+  if (!(rate > 0)) return 1;
+  return std::max(1, static_cast<int>(std::ceil(std::log(coarsest_reduction) / std::log(rate))));
+}
+
+struct ChebyshevCoefficients {
+  std::vector<double> keep, scale;  // per sweep
+};
+
+// The Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, Alg. 12.1).
+ChebyshevCoefficients chebyshev_coefficients(int sweeps) {
+  const double upper = chebyshev_upper, lower = upper / chebyshev_range_ratio;
+  const double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
+  ChebyshevCoefficients c;
+  double rho = 1 / sigma;
+  for (int k = 0; k < sweeps; ++k) {
+    if (k == 0) {
+      c.keep.push_back(0);
+      c.scale.push_back(1 / theta);
+      continue;
+    }
+    const double rho_next = 1 / (2 * sigma - rho);
+    c.keep.push_back(rho_next * rho);
+    c.scale.push_back(2 * rho_next / delta);
+    rho = rho_next;
+  }
+  return c;
+}
+
+template <class T>
+class Hierarchy {
+ public:
+  // symmetric: Gauss-Seidel post-smoothing in the reverse colour order.
+  Hierarchy(const View2D<T>& x, const View2D<T>& rhs, const MultigridOptions& options, bool symmetric = false)
+      : options_(options), symmetric_(symmetric) {
+    const auto axes = level_axes(x.extent(0), x.extent(1), options.coarsest_size);
+    const bool smoother_residual = options.smoother != MultigridSmoother::rbgs;
+    const bool smoother_step = options.smoother == MultigridSmoother::chebyshev;
+    for (std::size_t l = 0; l < axes.size(); ++l) {
+      Level<T> level;
+      level.row_axis = axes[l].first;
+      level.col_axis = axes[l].second;
+      level.op = level_operator<T>(level.row_axis, level.col_axis);
+      const int rows = level.row_axis.points + 2, cols = level.col_axis.points + 2;
+      const std::string name = "poisson_mg_" + std::to_string(l);
+      if (l == 0) {
+        level.u = x;
+        level.f = rhs;
+      } else {
+        level.u = View2D<T>(name + "_u", rows, cols);
+        level.f = View2D<T>(name + "_f", rows, cols);
+      }
+      if (smoother_residual) level.residual = View2D<T>(name + "_residual", rows, cols);
+      if (smoother_step) level.step = View2D<T>(name + "_step", rows, cols);
+      if (l + 1 < axes.size()) {
+        level.row_transfer = transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
+        level.col_transfer = transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
+      }
+      levels_.push_back(level);
+    }
+    coarsest_sweeps_ = coarsest_sweeps(levels_.back().row_axis, levels_.back().col_axis);
+    const int most_sweeps = std::max(options.pre_sweeps, options.post_sweeps);
+    chebyshev_ = chebyshev_coefficients(most_sweeps);
+  }
+
+  std::size_t depth() const { return levels_.size(); }
+
+  void cycle(std::size_t l, MultigridCycle shape) {
+    if (l + 1 == levels_.size()) {
+      solve_coarsest();
+      return;
+    }
+    smooth(levels_[l], options_.pre_sweeps);
+    restrict_residual(l);
+    switch (shape) {
+      case MultigridCycle::v:
+        cycle(l + 1, shape);
+        break;
+      case MultigridCycle::w:
+        cycle(l + 1, shape);
+        cycle(l + 1, shape);
+        break;
+      case MultigridCycle::f:
+        cycle(l + 1, MultigridCycle::f);
+        cycle(l + 1, MultigridCycle::v);
+        break;
+    }
+    prolong_and_correct(l);
+    smooth(levels_[l], options_.post_sweeps, symmetric_);
+  }
+
+  // Full multigrid: the residual equation restricted to the coarsest level
+  // and solved there, then each finer level starts from the interpolated
+  // coarser solution and runs one cycle.
+  void full_multigrid_cycle(MultigridCycle shape) {
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) restrict_residual(l);  // zeroes each coarse u
+    solve_coarsest();
+    for (std::size_t l = levels_.size() - 1; l-- > 0;) {
+      prolong_and_correct(l);
+      cycle(l, shape);
+    }
+  }
+
+ private:
+  void smooth(Level<T>& level, int sweeps, bool black_first = false) {
+    const GridRectangle points = interior_of(level.op);
+    switch (options_.smoother) {
+      case MultigridSmoother::rbgs:
+        for (int s = 0; s < sweeps; ++s) {
+          if (black_first)
+            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+          for_rectangle("poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+          if (!black_first)
+            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+        }
+        break;
+      case MultigridSmoother::jacobi:
+        for (int s = 0; s < sweeps; ++s) {
+          for_rectangle("poisson_mg_residual", points, LevelResidual<T>{level.u, level.f, level.residual, level.op});
+          for_rectangle("poisson_mg_jacobi", points,
+                        JacobiCorrection<T>{level.u, level.residual, level.op, static_cast<T>(options_.jacobi_omega)});
+        }
+        break;
+      case MultigridSmoother::chebyshev:
+        for (int s = 0; s < sweeps; ++s) {
+          for_rectangle("poisson_mg_residual", points, LevelResidual<T>{level.u, level.f, level.residual, level.op});
+          for_rectangle("poisson_mg_chebyshev", points,
+                        ChebyshevStep<T>{level.u, level.step, level.residual, level.op,
+                                         static_cast<T>(chebyshev_.keep[s]), static_cast<T>(chebyshev_.scale[s])});
+        }
+        break;
+    }
+  }
+
+  void solve_coarsest() {
+    Level<T>& level = levels_.back();
+    const GridRectangle points = interior_of(level.op);
+    if (std::int64_t(points.rows) * points.cols <= serial_coarsest_points) {
+      Kokkos::parallel_for("poisson_mg_coarsest_serial", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                           SerialGaussSeidel<T>{level.u, level.f, level.op, coarsest_sweeps_});
+      return;
+    }
+    for (int s = 0; s < coarsest_sweeps_; ++s) {
+      for_rectangle("poisson_mg_coarsest_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+      for_rectangle("poisson_mg_coarsest_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+    }
+  }
+
+  void restrict_residual(std::size_t l) {
+    const Level<T>& fine = levels_[l];
+    const Level<T>& coarse = levels_[l + 1];
+    for_rectangle(
+        "poisson_mg_restrict_residual", interior_of(coarse.op),
+        RestrictResidual<T>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f});
+  }
+
+  void prolong_and_correct(std::size_t l) {
+    const Level<T>& fine = levels_[l];
+    for_rectangle("poisson_mg_prolong_correct", interior_of(fine.op),
+                  ProlongAndCorrect<T>{fine.u, levels_[l + 1].u, fine.row_transfer, fine.col_transfer});
+  }
+
+  MultigridOptions options_;
+  bool symmetric_;
+  std::vector<Level<T>> levels_;
+  int coarsest_sweeps_ = 1;
+  ChebyshevCoefficients chebyshev_;
+};
+
+}  // namespace
+
+template <class T>
+struct MultigridPreconditioner<T>::Cycle {
+  View2D<T> z, f;  // level 0's iterate and right-hand side
+  Hierarchy<T> hierarchy;
+  MultigridCycle shape;
+  Cycle(std::int64_t rows, std::int64_t cols, const MultigridOptions& options)
+      : z("poisson_mg_z", rows, cols),
+        f("poisson_mg_f", rows, cols),
+        hierarchy(z, f, options, /*symmetric=*/true),
+        shape(options.cycle) {}
+};
+
+template <class T>
+MultigridPreconditioner<T>::MultigridPreconditioner(std::int64_t rows, std::int64_t cols,
+                                                    const MultigridOptions& options)
+    : cycle_(std::make_unique<Cycle>(rows, cols, options)) {}
+
+template <class T>
+MultigridPreconditioner<T>::~MultigridPreconditioner() = default;
+
+template <class T>
+void MultigridPreconditioner<T>::apply(const View2D<T>& r, const View2D<T>& z) {
+  Cycle& c = *cycle_;
+  for_interior("poisson_mg_negate", r.extent(0), r.extent(1), Negate<T>{r, c.f});
+  Kokkos::deep_copy(c.z, T(0));
+  c.hierarchy.cycle(0, c.shape);
+  Kokkos::deep_copy(z, c.z);
+}
+
+template class MultigridPreconditioner<float>;
+template class MultigridPreconditioner<double>;
+
+template <class T>
+void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+  const MultigridOptions& mg = options.multigrid;
+  Hierarchy<T> hierarchy(x, rhs, mg);
+  // A residual check costs a fraction of one sweep, a cycle several sweeps on
+  // every level: every cycle is checked, whatever check_every says.
+  for (std::int64_t done = 0;;) {
+    if (mg.fmg && done == 0)
+      hierarchy.full_multigrid_cycle(mg.cycle);
+    else
+      hierarchy.cycle(0, mg.cycle);
+    ++done;
+    if (schedule.record(done, residual_norm(x, rhs))) return;
+  }
+}
+
+template void run_multigrid<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
+template void run_multigrid<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+
+}  // namespace portasolve::poisson
