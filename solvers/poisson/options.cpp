@@ -19,7 +19,7 @@ void require(bool condition, const std::string& message) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused"};
+  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "spectral"};
   return names;
 }
 const std::vector<std::string>& cg_operator_names() {

@@ -13,7 +13,9 @@ namespace portasolve::poisson {
 // launch inside team scratch. cg: conjugate gradients on Kokkos Kernels'
 // BLAS. cg_fused: the same iteration in two fused kernels per step whose
 // scalars stay on the device, the host reading them only at checks.
-enum class Method { jacobi, jacobi_blocked, cg, cg_fused };
+// spectral: a direct solve through fast sine transforms (spectral.cpp), one
+// "iteration", exact to rounding.
+enum class Method { jacobi, jacobi_blocked, cg, cg_fused, spectral };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
 // band of columns, the sweeps in registers, at most 8 per launch), tiles in
@@ -56,7 +58,7 @@ struct SolverOptions {
   CgKernel cg_kernel = CgKernel::automatic;
 };
 
-const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused"
+const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused", "spectral"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"

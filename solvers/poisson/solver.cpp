@@ -130,6 +130,7 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
       case Method::jacobi_blocked: run_jacobi(x, rhs, options, schedule); break;
       case Method::cg: run_cg(x, rhs, options, schedule); break;
       case Method::cg_fused: run_cg_fused(x, rhs, options, schedule); break;
+      case Method::spectral: run_spectral(x, rhs, options, schedule); break;
     }
   }
   recheck_final_residual(x, rhs, options, schedule.report());

@@ -42,8 +42,17 @@ std::vector<LongComplex> direct_dft(const std::vector<LongComplex>& x, int sign)
   const std::int64_t n = x.size();
   const auto w = roots(n, sign);
   std::vector<LongComplex> y(n);
-  for (std::int64_t k = 0; k < n; ++k)
-    for (std::int64_t j = 0; j < n; ++j) y[k] += x[j] * w[(j * k) % n];
+  // Products written out: std::complex's operator* checks for NaN and
+  // infinities in a library call per term.
+  for (std::int64_t k = 0; k < n; ++k) {
+    long double re = 0, im = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const LongComplex& r = w[(j * k) % n];
+      re += x[j].real() * r.real() - x[j].imag() * r.imag();
+      im += x[j].real() * r.imag() + x[j].imag() * r.real();
+    }
+    y[k] = {re, im};
+  }
   return y;
 }
 
