@@ -21,7 +21,7 @@ namespace portasolve::drivers {
 
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels) or cg_fused")
+  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused or spectral (direct, by fast sine transforms)")
       .choices(poisson::method_names()).default_value("jacobi");
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
       .default_value(10000).at_least(0);
@@ -255,7 +255,9 @@ void run_typed(RunContext& context) {
   std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s, relative residual %.3e (%s)\n",
                 problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
                 config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
-                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps" : "steps",
+                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
+                : options.method == ps::Method::spectral                                             ? "direct solve"
+                                                                                                      : "steps",
                 report.relative_residual, report.stop_reason.c_str());
   context.out << line;
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
@@ -326,6 +328,9 @@ Preflight preflight_poisson(const config::Config& config) {
   if (solver == "jacobi_blocked" && (blocked_kernel == "resident" || blocked_kernel == "auto"))
     plan.memory.device(2 * n, t + 4);  // resident tiles' stamped copies (auto picks them on GPUs)
   if (solver == "cg" || solver == "cg_fused") plan.memory.device(3 * n, t);  // r, p, q
+  // spectral: the interior, its row transforms and two transposed copies;
+  // on CUDA the sine transforms' extended rows and their spectra as much again.
+  if (solver == "spectral") plan.memory.device(8 * n, t);
   if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
     plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row
   // Host, in float64: while loading the image, its copy, B, the start and the
