@@ -5,6 +5,7 @@
 // Relative residual: ||B - L X||_2 / ||B - L X_0||_2 over the interior, X_0
 // the boundary with a zero interior (the image-reconstruction talk's starting
 // point), so it does not depend on the initial guess. Sums run in double.
+// Boundaries neumann and periodic: the same over the whole grid, X_0 = 0.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -44,5 +45,9 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
 // ||B - L X||_2 over the interior, summed in double; blocks the host.
 template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs);
+// The same for a boundary option: dirichlet as above; neumann and periodic
+// over the whole grid with their neighbour rules (options.hpp).
+template <class T>
+double residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary);
 
 }  // namespace portasolve::poisson

@@ -8,18 +8,16 @@
 //   U = S_m^-1 [ (S_m B' S_n) / (lambda_p + lambda_q) ] S_n^-1,
 // S the DST-I matrices (fft/fft.hpp; S^-1 = S / (2(k+1))): four batched
 // transforms, two transposes between them so every transform runs along
-// rows.
+// rows. The neumann and periodic boundaries: spectral_whole_grid.cpp.
 #include <cmath>
 
-#include "fft/fft.hpp"
 #include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/spectral_kernels.hpp"
 #include "solvers/poisson/stencil.hpp"
 
 namespace portasolve::poisson {
 
 namespace {
-
-using Range2D = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>;
 
 // folded(i-1, j-1) = B[i,j] minus the ring values among (i,j)'s neighbours:
 // L X = B with X's ring fixed is L_interior U = folded.
@@ -46,70 +44,39 @@ struct WriteInterior {
 };
 
 template <class T>
-struct Transpose {
-  View2D<const T> in;
-  View2D<T> out;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { out(j, i) = in(i, j); }
-};
-
-// coefficients(q, p): column mode q, row mode p (the transposed layout).
-// The scale undoes both inverse transforms' 2(k+1).
-template <class T>
-struct DivideByEigenvalues {
-  View2D<T> coefficients;
-  View1D<const T> row_eigenvalues, column_eigenvalues;
-  T scale;
-  KOKKOS_INLINE_FUNCTION void operator()(const int q, const int p) const {
-    coefficients(q, p) /= (row_eigenvalues(p) + column_eigenvalues(q)) * scale;
-  }
-};
-
-// lambda_p of the k-point second difference, computed in double.
-template <class T>
-View1D<T> eigenvalues(std::int64_t k, const char* label) {
-  View1D<T> values(std::string(label), k);
-  const auto host = Kokkos::create_mirror_view(values);
-  const double pi = std::acos(-1.0);
-  for (std::int64_t p = 0; p < k; ++p) {
-    const double s = std::sin(pi * double(p + 1) / double(2 * (k + 1)));
-    host(p) = static_cast<T>(-4 * s * s);
-  }
-  Kokkos::deep_copy(values, host);
-  return values;
-}
-
-template <class T>
-void transpose(const char* name, const View2D<T>& in, const View2D<T>& out) {
-  Kokkos::parallel_for(name, Range2D({0, 0}, {int(in.extent(0)), int(in.extent(1))}), Transpose<T>{in, out});
-}
-
-}  // namespace
-
-template <class T>
-void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&, CheckSchedule& schedule) {
+void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
-  const auto grid = [](const char* label, std::int64_t r, std::int64_t c) {
-    return View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), r, c);
-  };
-  const View2D<T> interior = grid("spectral_interior", m, n), along_rows = grid("spectral_along_rows", m, n);
-  const View2D<T> columns = grid("spectral_columns", n, m), coefficients = grid("spectral_coefficients", n, m);
+  const View2D<T> interior = spectral_grid<T>("spectral_interior", m, n);
+  const View2D<T> along_rows = spectral_grid<T>("spectral_along_rows", m, n);
+  const View2D<T> columns = spectral_grid<T>("spectral_columns", n, m);
+  const View2D<T> coefficients = spectral_grid<T>("spectral_coefficients", n, m);
   const fft::Plan<T> row_transform(fft::Kind::dst1, n, m), column_transform(fft::Kind::dst1, m, n);
+  const double pi = std::acos(-1.0);
 
   for_interior("spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, interior});
   row_transform.execute(interior, along_rows);
   transpose("spectral_transpose", along_rows, columns);
   column_transform.execute(columns, coefficients);
-  const T scale = static_cast<T>(4.0 * double(m + 1) * double(n + 1));
-  Kokkos::parallel_for("spectral_divide", Range2D({0, 0}, {int(n), int(m)}),
-                       DivideByEigenvalues<T>{coefficients, eigenvalues<T>(m, "spectral_row_eigenvalues"),
-                                              eigenvalues<T>(n, "spectral_column_eigenvalues"), scale});
+  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(m, 1, pi / double(2 * (m + 1))),
+                        second_difference_eigenvalues<T>(n, 1, pi / double(2 * (n + 1))),
+                        4.0 * double(m + 1) * double(n + 1));
   column_transform.execute(coefficients, columns);
   transpose("spectral_transpose_back", columns, along_rows);
   row_transform.execute(along_rows, interior);
   for_interior("spectral_write_interior", rows, cols, WriteInterior<T>{interior, x});
+}
 
+}  // namespace
+
+template <class T>
+void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+  switch (options.boundary) {
+    case Boundary::dirichlet: solve_dirichlet(x, rhs); break;
+    case Boundary::neumann: solve_neumann(x, rhs); break;
+    case Boundary::periodic: solve_periodic(x, rhs); break;
+  }
   // One direct solve: "tolerance" when one was asked for and met, else "direct".
-  schedule.record(1, residual_norm(x, rhs));
+  schedule.record(1, residual_norm(x, rhs, options.boundary));
   if (!schedule.report().converged) schedule.report().stop_reason = "direct";
 }
 
