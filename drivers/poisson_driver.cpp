@@ -23,6 +23,10 @@ void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
   schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused or spectral (direct, by fast sine transforms)")
       .choices(poisson::method_names()).default_value("jacobi");
+  schema.add("poisson.boundary", Kind::Choice,
+             "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
+             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
+      .choices(poisson::boundary_names()).default_value("dirichlet");
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
       .default_value(10000).at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
@@ -70,6 +74,7 @@ namespace ps = poisson;
 poisson::SolverOptions solver_options(const config::Config& config) {
   ps::SolverOptions options;
   options.method = ps::method_from_name(config.string("poisson.solver"));
+  options.boundary = ps::boundary_from_name(config.string("poisson.boundary"));
   options.max_iterations = config.integer("poisson.max_iterations");
   options.tolerance = config.real("poisson.tolerance");
   options.check_every = config.integer("poisson.check_every");
@@ -156,11 +161,15 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
       const bool blocked = options.method == ps::Method::jacobi_blocked;
       const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
-      const std::string key = !blocked        ? "poisson.solver"
+      const bool about_boundary = std::string(error.what()).find("poisson.boundary") != std::string::npos;
+      const std::string key = about_boundary ? "poisson.boundary"
+                              : !blocked     ? "poisson.solver"
                               : about_kernel ? "poisson.blocked.kernel"
                                              : "poisson.blocked.sweeps_per_launch";
       throw ConfigError(config.where(key), key, error.what(),
-                        blocked ? "a smaller tile or fewer sweeps per launch" : "");
+                        about_boundary ? "poisson.solver: spectral, or poisson.boundary: dirichlet"
+                        : blocked      ? "a smaller tile or fewer sweeps per launch"
+                                       : "");
     }
     const double seconds = watch.seconds();
     progress.finish(report.relative_residual);

@@ -7,6 +7,7 @@
 // The constant mode (eigenvalue 0) is where B's solvability condition lives:
 // B's weighted sum must vanish to rounding, and the solution's is set to 0.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/errors.hpp"
@@ -47,10 +48,12 @@ void require_solvable(const View2D<T>& rhs, Boundary boundary) {
   reduce_rectangle<double>("spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
   reduce_rectangle<double>("spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
   if (std::abs(sum) <= incompatibility_tolerance<T> * magnitude) return;
-  const std::string what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
-  throw InputError("Poisson boundary " + name_of(boundary) + ": B's " + what + " is " + std::to_string(sum) +
-                   ", not zero to rounding (" + std::to_string(incompatibility_tolerance<T>) + " of its " + what +
-                   " of |B|), so L X = B has no solution; subtract B's weighted mean");
+  const char* what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, " is %.6g, not zero to rounding (%.0e of the same sum of |B|, %.6g)", sum,
+                incompatibility_tolerance<T>, magnitude);
+  throw InputError("Poisson boundary " + name_of(boundary) + ": B's " + what + numbers +
+                   ", so L X = B has no solution; subtract B's weighted mean");
 }
 
 }  // namespace
