@@ -21,8 +21,13 @@ namespace portasolve::drivers {
 
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused or multigrid")
+  schema.add("poisson.solver", Kind::Choice,
+             "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid or spectral (direct, by fast sine transforms)")
       .choices(poisson::method_names()).default_value("jacobi");
+  schema.add("poisson.boundary", Kind::Choice,
+             "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
+             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
+      .choices(poisson::boundary_names()).default_value("dirichlet");
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
       .default_value(10000).at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
@@ -89,6 +94,7 @@ namespace ps = poisson;
 poisson::SolverOptions solver_options(const config::Config& config) {
   ps::SolverOptions options;
   options.method = ps::method_from_name(config.string("poisson.solver"));
+  options.boundary = ps::boundary_from_name(config.string("poisson.boundary"));
   options.max_iterations = config.integer("poisson.max_iterations");
   options.tolerance = config.real("poisson.tolerance");
   options.check_every = config.integer("poisson.check_every");
@@ -185,11 +191,15 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
       if (options.method == ps::Method::multigrid || options.cg_preconditioner != ps::CgPreconditioner::none)
         throw ConfigError(config.where("poisson.solver"), "poisson.solver", error.what(), "");
       const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
-      const std::string key = !blocked        ? "poisson.solver"
+      const bool about_boundary = std::string(error.what()).find("poisson.boundary") != std::string::npos;
+      const std::string key = about_boundary ? "poisson.boundary"
+                              : !blocked     ? "poisson.solver"
                               : about_kernel ? "poisson.blocked.kernel"
                                              : "poisson.blocked.sweeps_per_launch";
       throw ConfigError(config.where(key), key, error.what(),
-                        blocked ? "a smaller tile or fewer sweeps per launch" : "");
+                        about_boundary ? "poisson.solver: spectral, or poisson.boundary: dirichlet"
+                        : blocked      ? "a smaller tile or fewer sweeps per launch"
+                                       : "");
     }
     const double seconds = watch.seconds();
     progress.finish(report.relative_residual);
@@ -300,6 +310,7 @@ void run_typed(RunContext& context) {
                 config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
                 options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
                 : options.method == ps::Method::multigrid                                        ? "cycles"
+                : options.method == ps::Method::spectral                                         ? "direct solve"
                                                                                                  : "steps",
                 report.relative_residual, report.stop_reason.c_str());
   context.out << line;
@@ -380,6 +391,9 @@ Preflight preflight_poisson(const config::Config& config) {
     const double buffers = 2 + (smoother == "jacobi" ? 1 : smoother == "chebyshev" ? 2 : 0);
     plan.memory.device(buffers * n, t);
   }
+  // spectral: the interior, its row transforms and two transposed copies;
+  // on CUDA the sine transforms' extended rows and their spectra as much again.
+  if (solver == "spectral") plan.memory.device(8 * n, t);
   if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
     plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row
   // Host, in float64: while loading the image, its copy, B, the start and the

@@ -13,5 +13,7 @@ template <class T>
 void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
 template <class T>
 void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+template <class T>
+void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
 
 }  // namespace portasolve::poisson

@@ -19,7 +19,7 @@ void require(bool condition, const std::string& message) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid"};
+  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral"};
   return names;
 }
 const std::vector<std::string>& cg_operator_names() {
@@ -97,6 +97,14 @@ std::string name_of(MultigridCycle cycle) { return multigrid_cycle_names()[stati
 std::string name_of(MultigridSmoother smoother) {
   return multigrid_smoother_names()[static_cast<std::size_t>(smoother)];
 }
+const std::vector<std::string>& boundary_names() {
+  static const std::vector<std::string> names{"dirichlet", "neumann", "periodic"};
+  return names;
+}
+Boundary boundary_from_name(const std::string& name) {
+  return enum_from_name<Boundary>(boundary_names(), name, "Poisson boundary");
+}
+std::string name_of(Boundary boundary) { return boundary_names()[static_cast<std::size_t>(boundary)]; }
 
 Method method_from_name(const std::string& name) {
   return enum_from_name<Method>(method_names(), name, "Poisson method");
@@ -108,6 +116,9 @@ std::string name_of(Method method) { return method_names()[static_cast<std::size
 std::string name_of(CgOperator cg_operator) { return cg_operator_names()[static_cast<std::size_t>(cg_operator)]; }
 
 void check(const SolverOptions& options) {
+  require(options.boundary == Boundary::dirichlet || options.method == Method::spectral,
+          "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral method only; " +
+              name_of(options.method) + " takes dirichlet");
   require(options.max_iterations >= 0, "max_iterations must be >= 0");
   require(options.tolerance >= 0, "tolerance must be >= 0");
   require(options.check_every >= 1, "check_every must be >= 1");

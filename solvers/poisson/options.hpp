@@ -15,7 +15,9 @@ namespace portasolve::poisson {
 // scalars stay on the device, the host reading them only at checks.
 // multigrid: geometric matrix-free multigrid cycles (multigrid.cpp); an
 // iteration is one cycle and every cycle ends with a residual check.
-enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid };
+// spectral: a direct solve through fast sine transforms (spectral.cpp), one
+// "iteration", exact to rounding.
+enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid, spectral };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
 // band of columns, the sweeps in registers, at most 8 per launch), tiles in
@@ -62,9 +64,23 @@ struct MultigridOptions {
   bool fmg = false;            // full multigrid start (counted as the first cycle)
   double jacobi_omega = 0.8;   // weighted Jacobi smoother's weight, in (0, 1]
 };
+// Which problem is solved. dirichlet: the outer ring holds fixed values, L X
+// = B on the interior (every method). The other two have no fixed values:
+// the whole rows x cols grid is the domain and L X = B at every point (the
+// spectral method only; whole_grid.hpp defines them):
+//   periodic: neighbours wrap around (row -1 is row rows-1). B must sum to
+//     zero; X is the solution of zero mean.
+//   neumann: zero flux through mirror points, X[-1, j] = X[1, j] and
+//     X[rows, j] = X[rows-2, j] (likewise for columns): the node-centred
+//     mirror that DCT-I diagonalises. B's trapezoid-weighted sum (weight 1/2
+//     on each edge row and column) must be zero; X is the solution of zero
+//     trapezoid-weighted mean.
+// B that breaks its condition (beyond rounding) is an InputError.
+enum class Boundary { dirichlet, neumann, periodic };
 
 struct SolverOptions {
   Method method = Method::jacobi;
+  Boundary boundary = Boundary::dirichlet;
   std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
   double tolerance = 0;                // relative residual; 0 runs max_iterations
   std::int64_t check_every = 1000;     // iterations between residual checks
@@ -84,10 +100,13 @@ struct SolverOptions {
   CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
 };
 
-const std::vector<std::string>& method_names();       // "jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid"
+const std::vector<std::string>& method_names();  // "jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"
+const std::vector<std::string>& boundary_names();  // "dirichlet", "neumann", "periodic"
+Boundary boundary_from_name(const std::string& name);
+std::string name_of(Boundary boundary);
 Method method_from_name(const std::string& name);
 CgOperator cg_operator_from_name(const std::string& name);
 std::string name_of(Method method);

@@ -5,6 +5,7 @@
 // Relative residual: ||B - L X||_2 / ||B - L X_0||_2 over the interior, X_0
 // the boundary with a zero interior (the image-reconstruction talk's starting
 // point), so it does not depend on the initial guess. Sums run in double.
+// Boundaries neumann and periodic: the same over the whole grid, X_0 = 0.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,11 +22,11 @@ struct ResidualCheck {
 };
 
 struct SolveReport {
-  std::int64_t iterations = 0;      // sweeps (Jacobi) or steps (CG) run
+  std::int64_t iterations = 0;      // sweeps (Jacobi), steps (CG), 1 (spectral) run
   double relative_residual = 0;     // at the end
   double reference_norm = 0;        // ||B - L X_0||_2, the denominator
   bool converged = false;           // tolerance > 0 and reached
-  std::string stop_reason;          // "tolerance", "max_iterations" or "breakdown"
+  std::string stop_reason;          // "tolerance", "max_iterations", "breakdown" or "direct" (spectral)
   std::vector<ResidualCheck> history;  // iteration 0, every check_every, the end
 };
 
@@ -44,5 +45,9 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
 // ||B - L X||_2 over the interior, summed in double; blocks the host.
 template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs);
+// The same for a boundary option: dirichlet as above; neumann and periodic
+// over the whole grid with their neighbour rules (options.hpp).
+template <class T>
+double residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary);
 
 }  // namespace portasolve::poisson

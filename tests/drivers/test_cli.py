@@ -491,6 +491,22 @@ class Poisson(Folder):
             self.assertEqual(f["output"].attrs["iterations"], 0)
             self.assertEqual(f["output"].attrs["relative_residual"], 0)
 
+    def test_spectral_rebuilds_the_image_in_one_direct_solve(self):
+        source = os.path.join(self.dir, "in.pgm")
+        write_pgm_p2(source, self.image_rows())
+        out, pgm_out = os.path.join(self.dir, "p.h5"), os.path.join(self.dir, "out.pgm")
+        config = os.path.join(CONFIGS, "poisson_image_spectral.yaml")
+        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}", "--set",
+                            "problem.source=pgm", "--set", f"problem.file={source}", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(read_pgm(pgm_out), self.image_rows())
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["iterations"], 1)
+            self.assertEqual(output["stop_reason"], "direct")
+            self.assertLessEqual(output["relative_residual"], 1e-12)
+            self.assertLess(output["error_max_abs"], 1e-9)
+
     def test_input_errors(self):
         not_pgm = self.write("photo.pgm", "\x89PNG not really")
         small = os.path.join(self.dir, "small.pgm")
@@ -514,6 +530,10 @@ class Poisson(Folder):
              "problem: {source: synthetic, rows: 40, cols: 20000}", 2,
              "key 'poisson.blocked.kernel': jacobi_blocked: blocked kernel resident runs one tile per multiprocessor"),
             ("poisson: {omega: 1.5}", 2, "poisson.omega"),
+            ("poisson: {solver: cg, boundary: periodic}", 2,
+             "key 'poisson.boundary': Poisson solver options: poisson.boundary periodic is solved by the spectral"),
+            ("poisson: {solver: spectral, boundary: neumann}", 2,
+             "Poisson boundary neumann: B's trapezoid-weighted sum"),
             ("problem: {source: manufactured}\noutput: {pgm: x.pgm}", 2, "a PGM needs an image source"),
         ]
         self.expect_errors([("experiment: poisson\n" + ("" if body.startswith("poisson") else

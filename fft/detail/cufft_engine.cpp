@@ -1,0 +1,193 @@
+// cuFFT on CUDA. cuFFT has no real-to-real kinds, so DST-I and DCT-I run as
+// real FFTs of the input's odd or even extension:
+//   dst1, length n: z of length N = 2(n+1), z_0 = z_{n+1} = 0, z_{m} = x_{m-1}
+//     and z_{N-m} = -x_{m-1} for m = 1..n; then Z_k = -i Y_{k-1}, Y_k = -Im Z_{k+1}.
+//   dct1, length n: z of length N = 2(n-1), z_m = x_m (m < n), z_{N-m} = x_m;
+//     Z is real and Y_k = Re Z_k.
+// Everything runs on the default execution space instance's stream and is
+// fenced before returning.
+#include <cufft.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "fft/detail/engine.hpp"
+
+namespace portasolve::fft::detail {
+
+namespace {
+
+template <class T>
+using Rows = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+void check_cufft(cufftResult status, const char* call, Kind kind, std::int64_t length) {
+  if (status != CUFFT_SUCCESS)
+    throw SolverError(std::string("cuFFT: ") + call + " failed with status " + std::to_string(int(status)) + " for a " +
+                      name_of(kind) + " transform of length " + std::to_string(length));
+}
+
+// The two precisions' cuFFT types and calls, under one set of names.
+template <class T>
+struct Cufft;
+
+template <>
+struct Cufft<double> {
+  using real = cufftDoubleReal;
+  using complex = cufftDoubleComplex;
+  static constexpr cufftType c2c = CUFFT_Z2Z, r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
+  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) { return cufftExecZ2Z(p, in, out, sign); }
+  static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecD2Z(p, in, out); }
+  static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecZ2D(p, in, out); }
+};
+
+template <>
+struct Cufft<float> {
+  using real = cufftReal;
+  using complex = cufftComplex;
+  static constexpr cufftType c2c = CUFFT_C2C, r2c = CUFFT_R2C, c2r = CUFFT_C2R;
+  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) { return cufftExecC2C(p, in, out, sign); }
+  static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecR2C(p, in, out); }
+  static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecC2R(p, in, out); }
+};
+
+// The odd extension of each row (dst1), length 2(n+1).
+template <class T>
+struct ExtendOdd {
+  Rows<const T> x;
+  Rows<T> z;
+  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int m) const {
+    const int n = int(x.extent(1)), half = n + 1;
+    if (m == 0 || m == half) z(b, m) = T(0);
+    else if (m < half) z(b, m) = x(b, m - 1);
+    else z(b, m) = -x(b, 2 * half - m - 1);
+  }
+};
+
+// The even extension of each row (dct1), length 2(n-1).
+template <class T>
+struct ExtendEven {
+  Rows<const T> x;
+  Rows<T> z;
+  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int m) const {
+    const int n = int(x.extent(1)), period = 2 * (n - 1);
+    z(b, m) = m < n ? x(b, m) : x(b, period - m);
+  }
+};
+
+template <class T>
+struct SineCoefficients {
+  Rows<const Kokkos::complex<T>> spectrum;
+  Rows<T> y;
+  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int k) const { y(b, k) = -spectrum(b, k + 1).imag(); }
+};
+
+template <class T>
+struct CosineCoefficients {
+  Rows<const Kokkos::complex<T>> spectrum;
+  Rows<T> y;
+  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int k) const { y(b, k) = spectrum(b, k).real(); }
+};
+
+Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>> rows_policy(std::int64_t rows,
+                                                                                    std::int64_t cols) {
+  return {{0, 0}, {int(rows), int(cols)}};
+}
+
+template <class T>
+class CufftEngine final : public Engine<T> {
+ public:
+  CufftEngine(Kind kind, std::int64_t length, std::int64_t batch)
+      : kind_(kind), length_(length), batch_(batch), fft_length_(library_length(kind, length)) {
+    int n = int(fft_length_);
+    const cufftType type = kind == Kind::complex_forward || kind == Kind::complex_backward ? Cufft<T>::c2c
+                           : kind == Kind::real_backward                                   ? Cufft<T>::c2r
+                                                                                           : Cufft<T>::r2c;
+    check_cufft(cufftPlanMany(&plan_, 1, &n, nullptr, 1, n, nullptr, 1, n, type, int(batch)), "cufftPlanMany", kind,
+                length);
+    const cufftResult stream = cufftSetStream(plan_, ExecSpace().cuda_stream());
+    if (stream != CUFFT_SUCCESS) {
+      cufftDestroy(plan_);
+      check_cufft(stream, "cufftSetStream", kind, length);
+    }
+    const std::int64_t spectrum = fft_length_ / 2 + 1;
+    if (kind == Kind::dst1 || kind == Kind::dct1) {
+      extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, fft_length_);
+      spectrum_ = View2D<Kokkos::complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch,
+                                             spectrum);
+    } else if (kind == Kind::real_backward) {
+      // cuFFT's complex-to-real transforms overwrite their input: they get a copy.
+      spectrum_ = View2D<Kokkos::complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_input_copy"), batch,
+                                             spectrum);
+    }
+  }
+  ~CufftEngine() override { cufftDestroy(plan_); }
+  CufftEngine(const CufftEngine&) = delete;
+  CufftEngine& operator=(const CufftEngine&) = delete;
+
+  void run(const void* in, void* out) override {
+    using Complex = Kokkos::complex<T>;
+    using C = typename Cufft<T>::complex;
+    using R = typename Cufft<T>::real;
+    switch (kind_) {
+      case Kind::complex_forward:
+      case Kind::complex_backward:
+        check(Cufft<T>::run_c2c(plan_, static_cast<C*>(const_cast<void*>(in)), static_cast<C*>(out),
+                                kind_ == Kind::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE));
+        break;
+      case Kind::real_forward:
+        check(Cufft<T>::run_r2c(plan_, static_cast<R*>(const_cast<void*>(in)), static_cast<C*>(out)));
+        break;
+      case Kind::real_backward:
+        Kokkos::deep_copy(spectrum_, Rows<const Complex>(static_cast<const Complex*>(in), batch_, spectrum_.extent(1)));
+        check(Cufft<T>::run_c2r(plan_, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
+        break;
+      case Kind::dst1:
+      case Kind::dct1: run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out)); break;
+    }
+    ExecSpace().fence();
+  }
+
+ private:
+  static std::int64_t library_length(Kind kind, std::int64_t length) {
+    if (kind == Kind::dst1) return 2 * (length + 1);
+    if (kind == Kind::dct1) return 2 * (length - 1);
+    return length;
+  }
+
+  void check(cufftResult status) const { check_cufft(status, "cufftExec", kind_, length_); }
+
+  void run_real_to_real(const T* in, T* out) {
+    const Rows<const T> x(in, batch_, length_);
+    const Rows<T> y(out, batch_, length_);
+    const auto extended_policy = rows_policy(batch_, fft_length_);
+    if (kind_ == Kind::dst1)
+      Kokkos::parallel_for("fft_dst1_extend", extended_policy, ExtendOdd<T>{x, extended_});
+    else
+      Kokkos::parallel_for("fft_dct1_extend", extended_policy, ExtendEven<T>{x, extended_});
+    using C = typename Cufft<T>::complex;
+    check(Cufft<T>::run_r2c(plan_, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
+    const auto coefficients_policy = rows_policy(batch_, length_);
+    if (kind_ == Kind::dst1)
+      Kokkos::parallel_for("fft_dst1_coefficients", coefficients_policy, SineCoefficients<T>{spectrum_, y});
+    else
+      Kokkos::parallel_for("fft_dct1_coefficients", coefficients_policy, CosineCoefficients<T>{spectrum_, y});
+  }
+
+  Kind kind_;
+  std::int64_t length_, batch_, fft_length_;
+  cufftHandle plan_ = 0;
+  View2D<T> extended_;
+  View2D<Kokkos::complex<T>> spectrum_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning) {
+  return std::make_unique<CufftEngine<T>>(kind, length, batch);
+}
+
+template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning);
+template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning);
+
+}  // namespace portasolve::fft::detail

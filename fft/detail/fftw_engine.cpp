@@ -1,0 +1,195 @@
+// FFTW3 on host backends. Planning is not thread-safe in FFTW (only
+// execution is), so plans are built and destroyed under one mutex; plans are
+// made with FFTW_UNALIGNED so they run on any View's data (new-array
+// execution), and out of place, as Plan guarantees.
+#include <fftw3.h>
+
+#include <mutex>
+#include <string>
+
+#include "core/errors.hpp"
+#include "fft/detail/engine.hpp"
+
+#if defined(PORTASOLVE_FFTW_THREADS)
+#include <Kokkos_Core.hpp>
+#endif
+
+namespace portasolve::fft::detail {
+
+namespace {
+
+std::mutex& planner_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// The two precisions' halves of FFTW's API, under one set of names.
+template <class T>
+struct Fftw;
+
+template <>
+struct Fftw<double> {
+  using plan = fftw_plan;
+  using complex = fftw_complex;
+  static plan dft(int n, int batch, complex* in, complex* out, int sign, unsigned flags) {
+    return fftw_plan_many_dft(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, sign, flags);
+  }
+  static plan r2c(int n, int batch, double* in, complex* out, unsigned flags) {
+    return fftw_plan_many_dft_r2c(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, flags);
+  }
+  static plan c2r(int n, int batch, complex* in, double* out, unsigned flags) {
+    return fftw_plan_many_dft_c2r(1, &n, batch, in, nullptr, 1, n / 2 + 1, out, nullptr, 1, n, flags);
+  }
+  static plan r2r(int n, int batch, double* in, double* out, fftw_r2r_kind kind, unsigned flags) {
+    return fftw_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, &kind, flags);
+  }
+  static void run_dft(plan p, void* in, void* out) {
+    fftw_execute_dft(p, static_cast<complex*>(in), static_cast<complex*>(out));
+  }
+  static void run_r2c(plan p, void* in, void* out) {
+    fftw_execute_dft_r2c(p, static_cast<double*>(in), static_cast<complex*>(out));
+  }
+  static void run_c2r(plan p, void* in, void* out) {
+    fftw_execute_dft_c2r(p, static_cast<complex*>(in), static_cast<double*>(out));
+  }
+  static void run_r2r(plan p, void* in, void* out) {
+    fftw_execute_r2r(p, static_cast<double*>(in), static_cast<double*>(out));
+  }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+  static void* allocate(std::size_t bytes) { return fftw_malloc(bytes); }
+  static void release(void* p) { fftw_free(p); }
+#if defined(PORTASOLVE_FFTW_THREADS)
+  static void init_threads() { fftw_init_threads(); }
+  static void plan_with_threads(int threads) { fftw_plan_with_nthreads(threads); }
+#endif
+};
+
+template <>
+struct Fftw<float> {
+  using plan = fftwf_plan;
+  using complex = fftwf_complex;
+  static plan dft(int n, int batch, complex* in, complex* out, int sign, unsigned flags) {
+    return fftwf_plan_many_dft(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, sign, flags);
+  }
+  static plan r2c(int n, int batch, float* in, complex* out, unsigned flags) {
+    return fftwf_plan_many_dft_r2c(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, flags);
+  }
+  static plan c2r(int n, int batch, complex* in, float* out, unsigned flags) {
+    return fftwf_plan_many_dft_c2r(1, &n, batch, in, nullptr, 1, n / 2 + 1, out, nullptr, 1, n, flags);
+  }
+  static plan r2r(int n, int batch, float* in, float* out, fftwf_r2r_kind kind, unsigned flags) {
+    return fftwf_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, &kind, flags);
+  }
+  static void run_dft(plan p, void* in, void* out) {
+    fftwf_execute_dft(p, static_cast<complex*>(in), static_cast<complex*>(out));
+  }
+  static void run_r2c(plan p, void* in, void* out) {
+    fftwf_execute_dft_r2c(p, static_cast<float*>(in), static_cast<complex*>(out));
+  }
+  static void run_c2r(plan p, void* in, void* out) {
+    fftwf_execute_dft_c2r(p, static_cast<complex*>(in), static_cast<float*>(out));
+  }
+  static void run_r2r(plan p, void* in, void* out) {
+    fftwf_execute_r2r(p, static_cast<float*>(in), static_cast<float*>(out));
+  }
+  static void destroy(plan p) { fftwf_destroy_plan(p); }
+  static void* allocate(std::size_t bytes) { return fftwf_malloc(bytes); }
+  static void release(void* p) { fftwf_free(p); }
+#if defined(PORTASOLVE_FFTW_THREADS)
+  static void init_threads() { fftwf_init_threads(); }
+  static void plan_with_threads(int threads) { fftwf_plan_with_nthreads(threads); }
+#endif
+};
+
+// Arrays the planner may write while measuring (the caller's data never is).
+template <class T>
+class PlanningBuffer {
+ public:
+  explicit PlanningBuffer(std::size_t bytes) : data_(Fftw<T>::allocate(bytes)) {
+    if (!data_) throw SolverError("FFTW: cannot allocate " + std::to_string(bytes) + " bytes to plan in");
+  }
+  ~PlanningBuffer() { Fftw<T>::release(data_); }
+  PlanningBuffer(const PlanningBuffer&) = delete;
+  PlanningBuffer& operator=(const PlanningBuffer&) = delete;
+  void* get() const { return data_; }
+
+ private:
+  void* data_;
+};
+
+template <class T>
+class FftwEngine final : public Engine<T> {
+ public:
+  FftwEngine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning) : kind_(kind) {
+    const std::int64_t values = 2 * output_length(Kind::real_forward, length) + 2 * length;  // enough for any kind
+    PlanningBuffer<T> in(static_cast<std::size_t>(batch * values) * sizeof(T));
+    PlanningBuffer<T> out(static_cast<std::size_t>(batch * values) * sizeof(T));
+    // The backward real transform may otherwise overwrite its input.
+    const unsigned flags = (planning == Planning::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_UNALIGNED |
+                           (kind == Kind::real_backward ? FFTW_PRESERVE_INPUT : 0u);
+    const int n = static_cast<int>(length), count = static_cast<int>(batch);
+    using C = typename Fftw<T>::complex;
+    auto* in_complex = static_cast<C*>(in.get());
+    auto* out_complex = static_cast<C*>(out.get());
+    auto* in_real = static_cast<T*>(in.get());
+    auto* out_real = static_cast<T*>(out.get());
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    use_threads();
+    switch (kind) {
+      case Kind::complex_forward: plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_FORWARD, flags); break;
+      case Kind::complex_backward: plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_BACKWARD, flags); break;
+      case Kind::real_forward: plan_ = Fftw<T>::r2c(n, count, in_real, out_complex, flags); break;
+      case Kind::real_backward: plan_ = Fftw<T>::c2r(n, count, in_complex, out_real, flags); break;
+      case Kind::dst1: plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_RODFT00, flags); break;
+      case Kind::dct1: plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_REDFT00, flags); break;
+    }
+    if (!plan_)
+      throw SolverError("FFTW could not plan a " + name_of(kind) + " transform of length " + std::to_string(length) +
+                        " in a batch of " + std::to_string(batch));
+  }
+  ~FftwEngine() override {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    Fftw<T>::destroy(plan_);
+  }
+  FftwEngine(const FftwEngine&) = delete;
+  FftwEngine& operator=(const FftwEngine&) = delete;
+
+  void run(const void* in, void* out) override {
+    // FFTW's new-array functions take non-const input; the flags above keep it unmodified.
+    void* input = const_cast<void*>(in);
+    switch (kind_) {
+      case Kind::complex_forward:
+      case Kind::complex_backward: Fftw<T>::run_dft(plan_, input, out); break;
+      case Kind::real_forward: Fftw<T>::run_r2c(plan_, input, out); break;
+      case Kind::real_backward: Fftw<T>::run_c2r(plan_, input, out); break;
+      case Kind::dst1:
+      case Kind::dct1: Fftw<T>::run_r2r(plan_, input, out); break;
+    }
+  }
+
+ private:
+  // Called with the planner mutex held: plans use the host execution
+  // space's threads when FFTW was linked with its OpenMP library.
+  static void use_threads() {
+#if defined(PORTASOLVE_FFTW_THREADS)
+    static const bool initialised = (Fftw<T>::init_threads(), true);
+    (void)initialised;
+    Fftw<T>::plan_with_threads(Kokkos::DefaultHostExecutionSpace::concurrency());
+#endif
+  }
+
+  Kind kind_;
+  typename Fftw<T>::plan plan_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning) {
+  return std::make_unique<FftwEngine<T>>(kind, length, batch, planning);
+}
+
+template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning);
+template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning);
+
+}  // namespace portasolve::fft::detail

@@ -1,0 +1,80 @@
+#pragma once
+// Batched 1-D FFTs on Views in the default execution space's memory, on the
+// library of the backend: FFTW3 on hosts, cuFFT on CUDA. HIP has no FFT
+// library here: building a plan there throws std::invalid_argument.
+//
+// Transforms are unnormalised, as FFTW defines them (n the length):
+//   complex_forward  Y_k = sum_j X_j exp(-2 pi i j k / n)
+//   complex_backward Y_k = sum_j X_j exp(+2 pi i j k / n)
+//   real_forward     the first n/2 + 1 outputs of complex_forward of real X
+//   real_backward    its inverse times n (the input's Hermitian half)
+//   dst1 (RODFT00)   Y_k = 2 sum_{j<n} X_j sin(pi (j+1)(k+1) / (n+1)); its own inverse times 2(n+1)
+//   dct1 (REDFT00)   Y_k = X_0 + (-1)^k X_{n-1} + 2 sum_{0<j<n-1} X_j cos(pi j k / (n-1)),
+//                    n >= 2; its own inverse times 2(n-1)
+// A plan is built once for (kind, length, batch) and run on any Views of
+// those extents: rows of `length` values (real_forward's output and
+// real_backward's input: length/2 + 1 complex values), one row per batch
+// entry. Input and output must be different, non-overlapping Views; the
+// input is never modified.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Complex.hpp>
+
+#include "core/spaces.hpp"
+
+namespace portasolve::fft {
+
+enum class Kind { complex_forward, complex_backward, real_forward, real_backward, dst1, dct1 };
+
+const std::vector<std::string>& kind_names();  // "complex_forward", ..., "dct1"
+std::string name_of(Kind kind);
+
+// How hard FFTW looks for a fast plan: estimate (no trial runs, the default)
+// or measure (times candidates when the plan is built; cuFFT ignores it).
+enum class Planning { estimate, measure };
+
+namespace detail {
+template <class T>
+class Engine;
+}
+
+template <class T>
+class Plan {
+ public:
+  using Complex = Kokkos::complex<T>;
+
+  // Throws std::invalid_argument naming the argument out of range (length
+  // >= 1, dct1 length >= 2, batch >= 1) or a backend without an FFT
+  // library; SolverError when the library cannot build the plan.
+  Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning = Planning::estimate);
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  Kind kind() const { return kind_; }
+  std::int64_t length() const { return length_; }
+  std::int64_t batch() const { return batch_; }
+
+  // Each runs the kind it names and throws std::invalid_argument for another
+  // kind or extents other than the plan's. Returns once the output is written.
+  void execute(const View2D<const Complex>& in, const View2D<Complex>& out) const;  // complex_*
+  void execute(const View2D<const T>& in, const View2D<Complex>& out) const;        // real_forward
+  void execute(const View2D<const Complex>& in, const View2D<T>& out) const;        // real_backward
+  void execute(const View2D<const T>& in, const View2D<T>& out) const;              // dst1, dct1
+
+ private:
+  Kind kind_;
+  std::int64_t length_, batch_;
+  std::unique_ptr<detail::Engine<T>> engine_;
+};
+
+// Values per row of a kind's input and output for a transform length.
+std::int64_t input_length(Kind kind, std::int64_t length);
+std::int64_t output_length(Kind kind, std::int64_t length);
+
+}  // namespace portasolve::fft

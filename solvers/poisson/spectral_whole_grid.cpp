@@ -1,0 +1,111 @@
+// The spectral method on the whole-grid boundaries (options.hpp):
+//   neumann: DCT-I along both directions diagonalises the mirrored operator,
+//     eigenvalues -4 sin^2(pi p / (2(k-1))), p = 0..k-1; DCT-I is its own
+//     inverse up to 2(k-1).
+//   periodic: the real FFT along rows and the complex FFT along columns,
+//     eigenvalues -4 sin^2(pi p / k); the transforms' round trip is rows x cols.
+// The constant mode (eigenvalue 0) is where B's solvability condition lives:
+// B's weighted sum must vanish to rounding, and the solution's is set to 0.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/errors.hpp"
+#include "solvers/poisson/options.hpp"
+#include "solvers/poisson/spectral_kernels.hpp"
+#include "solvers/poisson/whole_grid.hpp"
+
+namespace portasolve::poisson {
+
+namespace {
+
+// |weighted sum of B| allowed, relative to the weighted sum of |B|: B
+// rounded to T from compatible data stays far below it.
+template <class T>
+constexpr double incompatibility_tolerance = sizeof(T) == 4 ? 1e-5 : 1e-11;
+
+// Sum of w B, or of w |B|: w = 1 (periodic) or the trapezoid weights, 1/2
+// on each edge row and column (neumann).
+template <class T>
+struct WeightedSum {
+  View2D<const T> rhs;
+  bool trapezoid, absolute;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& sum) const {
+    const int rows = int(rhs.extent(0)), cols = int(rhs.extent(1));
+    double weight = 1;
+    if (trapezoid && (i == 0 || i + 1 == rows)) weight *= 0.5;
+    if (trapezoid && (j == 0 || j + 1 == cols)) weight *= 0.5;
+    const double value = double(rhs(i, j));
+    sum += weight * (absolute && value < 0 ? -value : value);
+  }
+};
+
+template <class T>
+void require_solvable(const View2D<T>& rhs, Boundary boundary) {
+  const bool neumann = boundary == Boundary::neumann;
+  const GridRectangle grid = whole_grid(rhs.extent(0), rhs.extent(1));
+  double sum = 0, magnitude = 0;
+  reduce_rectangle<double>("spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
+  reduce_rectangle<double>("spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
+  if (std::abs(sum) <= incompatibility_tolerance<T> * magnitude) return;
+  const char* what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, " is %.6g, not zero to rounding (%.0e of the same sum of |B|, %.6g)", sum,
+                incompatibility_tolerance<T>, magnitude);
+  throw InputError("Poisson boundary " + name_of(boundary) + ": B's " + what + numbers +
+                   ", so L X = B has no solution; subtract B's weighted mean");
+}
+
+}  // namespace
+
+template <class T>
+void solve_neumann(const View2D<T>& x, const View2D<T>& rhs) {
+  require_solvable(rhs, Boundary::neumann);
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  const View2D<T> along_rows = spectral_grid<T>("spectral_along_rows", rows, cols);
+  const View2D<T> columns = spectral_grid<T>("spectral_columns", cols, rows);
+  const View2D<T> coefficients = spectral_grid<T>("spectral_coefficients", cols, rows);
+  const fft::Plan<T> row_transform(fft::Kind::dct1, cols, rows), column_transform(fft::Kind::dct1, rows, cols);
+  const double pi = std::acos(-1.0);
+
+  row_transform.execute(rhs, along_rows);
+  transpose("spectral_transpose", along_rows, columns);
+  column_transform.execute(columns, coefficients);
+  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(rows, 0, pi / double(2 * (rows - 1))),
+                        second_difference_eigenvalues<T>(cols, 0, pi / double(2 * (cols - 1))),
+                        4.0 * double(rows - 1) * double(cols - 1));
+  column_transform.execute(coefficients, columns);
+  transpose("spectral_transpose_back", columns, along_rows);
+  row_transform.execute(along_rows, x);
+}
+
+template <class T>
+void solve_periodic(const View2D<T>& x, const View2D<T>& rhs) {
+  using Complex = Kokkos::complex<T>;
+  require_solvable(rhs, Boundary::periodic);
+  const std::int64_t rows = x.extent(0), cols = x.extent(1), half = cols / 2 + 1;
+  const View2D<Complex> row_spectra = spectral_grid<Complex>("spectral_row_spectra", rows, half);
+  const View2D<Complex> columns = spectral_grid<Complex>("spectral_columns", half, rows);
+  const View2D<Complex> coefficients = spectral_grid<Complex>("spectral_coefficients", half, rows);
+  const fft::Plan<T> rows_forward(fft::Kind::real_forward, cols, rows);
+  const fft::Plan<T> rows_backward(fft::Kind::real_backward, cols, rows);
+  const fft::Plan<T> columns_forward(fft::Kind::complex_forward, rows, half);
+  const fft::Plan<T> columns_backward(fft::Kind::complex_backward, rows, half);
+  const double pi = std::acos(-1.0);
+
+  rows_forward.execute(rhs, row_spectra);
+  transpose("spectral_transpose", row_spectra, columns);
+  columns_forward.execute(columns, coefficients);
+  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(rows, 0, pi / double(rows)),
+                        second_difference_eigenvalues<T>(half, 0, pi / double(cols)), double(rows) * double(cols));
+  columns_backward.execute(coefficients, columns);
+  transpose("spectral_transpose_back", columns, row_spectra);
+  rows_backward.execute(row_spectra, x);
+}
+
+template void solve_neumann<float>(const View2D<float>&, const View2D<float>&);
+template void solve_neumann<double>(const View2D<double>&, const View2D<double>&);
+template void solve_periodic<float>(const View2D<float>&, const View2D<float>&);
+template void solve_periodic<double>(const View2D<double>&, const View2D<double>&);
+
+}  // namespace portasolve::poisson

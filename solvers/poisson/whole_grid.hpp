@@ -1,0 +1,65 @@
+#pragma once
+// The neumann and periodic problems (options.hpp): L X = B at every point of
+// the rows x cols grid, the neighbours beyond an edge given by the boundary's
+// rule. Their residuals and the data's solvability condition.
+#include <cmath>
+#include <cstdint>
+
+#include "solvers/poisson/options.hpp"
+#include "solvers/poisson/stencil.hpp"
+
+namespace portasolve::poisson {
+
+inline GridRectangle whole_grid(std::int64_t rows, std::int64_t cols) {
+  return GridRectangle{0, 0, static_cast<int>(rows), static_cast<int>(cols)};
+}
+
+// Index of the neighbour at k (-1 or extent) on a line of `extent` points.
+KOKKOS_INLINE_FUNCTION int wrapped(int k, int extent) { return k < 0 ? extent - 1 : k == extent ? 0 : k; }
+KOKKOS_INLINE_FUNCTION int mirrored(int k, int extent) { return k < 0 ? 1 : k == extent ? extent - 2 : k; }
+
+// Sum over the grid of (B - L X)^2 with the boundary's neighbours, in Sum.
+template <class T, class Sum>
+struct WholeGridResidualSquared {
+  View2D<const T> x, rhs;
+  bool periodic;  // else neumann
+  KOKKOS_INLINE_FUNCTION int at(int k, int extent) const {
+    return periodic ? wrapped(k, extent) : mirrored(k, extent);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, Sum& sum) const {
+    const int rows = int(x.extent(0)), cols = int(x.extent(1));
+    const Sum laplacian = Sum(x(at(i - 1, rows), j)) + Sum(x(at(i + 1, rows), j)) + Sum(x(i, at(j - 1, cols))) +
+                          Sum(x(i, at(j + 1, cols))) - 4 * Sum(x(i, j));
+    const Sum r = Sum(rhs(i, j)) - laplacian;
+    sum += r * r;
+  }
+};
+
+template <class T, class Sum>
+struct SquaredValues {
+  View2D<const T> values;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, Sum& sum) const {
+    sum += Sum(values(i, j)) * Sum(values(i, j));
+  }
+};
+
+template <class T>
+double whole_grid_residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary) {
+  using Sum = typename Accumulator<T>::type;
+  Sum sum = 0;
+  reduce_rectangle<Sum>("poisson_whole_grid_residual", whole_grid(x.extent(0), x.extent(1)),
+                        WholeGridResidualSquared<T, Sum>{x, rhs, boundary == Boundary::periodic}, sum);
+  return std::sqrt(static_cast<double>(sum));
+}
+
+// ||B||_2 over the whole grid: the residual of X = 0.
+template <class T>
+double whole_grid_norm(const View2D<T>& rhs) {
+  using Sum = typename Accumulator<T>::type;
+  Sum sum = 0;
+  reduce_rectangle<Sum>("poisson_whole_grid_norm", whole_grid(rhs.extent(0), rhs.extent(1)),
+                        SquaredValues<T, Sum>{rhs}, sum);
+  return std::sqrt(static_cast<double>(sum));
+}
+
+}  // namespace portasolve::poisson

@@ -1,0 +1,259 @@
+// The FFT layer against its definitions (fft/fft.hpp) summed directly in long
+// double: every kind, float and double, batched, for all lengths 1..64 and a
+// spread up to 1000 (primes, powers of two, and products of small primes).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "fft/fft.hpp"
+
+namespace portasolve::fft {
+namespace {
+
+using LongComplex = std::complex<long double>;
+const long double pi = 3.141592653589793238462643383279502884L;
+constexpr std::int64_t batch = 3;
+
+std::vector<std::int64_t> lengths() {
+  std::vector<std::int64_t> all;
+  for (std::int64_t n = 1; n <= 64; ++n) all.push_back(n);
+  for (std::int64_t n : {97, 128, 210, 331, 512, 729, 997, 1000}) all.push_back(n);
+  return all;
+}
+
+template <class T>
+double tolerance() {
+  return std::is_same<T, float>::value ? 2e-6 : 1e-14;
+}
+
+// exp(sign 2 pi i m / period) for m = 0..period-1: the direct sums index it
+// with (j k) mod period, so no long double argument grows with n^2.
+std::vector<LongComplex> roots(std::int64_t period, int sign) {
+  std::vector<LongComplex> table(period);
+  for (std::int64_t m = 0; m < period; ++m) table[m] = std::polar(1.0L, sign * 2 * pi * m / period);
+  return table;
+}
+
+std::vector<LongComplex> direct_dft(const std::vector<LongComplex>& x, int sign) {
+  const std::int64_t n = x.size();
+  const auto w = roots(n, sign);
+  std::vector<LongComplex> y(n);
+  // Products written out: std::complex's operator* checks for NaN and
+  // infinities in a library call per term.
+  for (std::int64_t k = 0; k < n; ++k) {
+    long double re = 0, im = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const LongComplex& r = w[(j * k) % n];
+      re += x[j].real() * r.real() - x[j].imag() * r.imag();
+      im += x[j].real() * r.imag() + x[j].imag() * r.real();
+    }
+    y[k] = {re, im};
+  }
+  return y;
+}
+
+std::vector<long double> direct_dst1(const std::vector<long double>& x) {
+  const std::int64_t n = x.size(), period = 2 * (n + 1);
+  const auto w = roots(period, 1);
+  std::vector<long double> y(n);
+  for (std::int64_t k = 0; k < n; ++k)
+    for (std::int64_t j = 0; j < n; ++j) y[k] += 2 * x[j] * w[((j + 1) * (k + 1)) % period].imag();
+  return y;
+}
+
+std::vector<long double> direct_dct1(const std::vector<long double>& x) {
+  const std::int64_t n = x.size(), period = 2 * (n - 1);
+  const auto w = roots(period, 1);
+  std::vector<long double> y(n);
+  for (std::int64_t k = 0; k < n; ++k) {
+    y[k] = x[0] + (k % 2 ? -1 : 1) * x[n - 1];
+    for (std::int64_t j = 1; j + 1 < n; ++j) y[k] += 2 * x[j] * w[(j * k) % period].real();
+  }
+  return y;
+}
+
+// Rows of random values in [-1, 1], a fixed seed per length.
+std::vector<std::vector<long double>> random_rows(std::int64_t rows, std::int64_t cols, unsigned seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<std::vector<long double>> all(rows, std::vector<long double>(cols));
+  for (auto& row : all)
+    for (auto& v : row) v = value(random);
+  return all;
+}
+
+template <class V, class Fill>
+V device_rows(std::int64_t rows, std::int64_t cols, Fill fill) {
+  V view("fft_test", rows, cols);
+  const auto host = Kokkos::create_mirror_view(view);
+  for (std::int64_t b = 0; b < rows; ++b)
+    for (std::int64_t j = 0; j < cols; ++j) host(b, j) = fill(b, j);
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+// ||got - want||_2 / ||want||_2 over the whole batch.
+struct ErrorNorm {
+  long double error = 0, norm = 0;
+  void add(LongComplex got, LongComplex want) {
+    error += std::norm(got - want);
+    norm += std::norm(want);
+  }
+  double relative() const { return norm > 0 ? double(std::sqrt(error / norm)) : double(std::sqrt(error)); }
+};
+
+template <class T>
+void check_complex(Kind kind, std::int64_t n) {
+  using C = Kokkos::complex<T>;
+  const auto re = random_rows(batch, n, unsigned(n)), im = random_rows(batch, n, unsigned(n + 5000));
+  const auto in = device_rows<View2D<C>>(batch, n, [&](auto b, auto j) { return C(T(re[b][j]), T(im[b][j])); });
+  View2D<C> out("out", batch, n);
+  Plan<T>(kind, n, batch).execute(in, out);
+  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+  ErrorNorm error;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<LongComplex> x(n);
+    for (std::int64_t j = 0; j < n; ++j) x[j] = {host_in(b, j).real(), host_in(b, j).imag()};
+    const auto want = direct_dft(x, kind == Kind::complex_forward ? -1 : 1);
+    for (std::int64_t k = 0; k < n; ++k) error.add({host(b, k).real(), host(b, k).imag()}, want[k]);
+  }
+  EXPECT_LE(error.relative(), tolerance<T>()) << name_of(kind) << " length " << n;
+}
+
+template <class T>
+void check_real_forward(std::int64_t n) {
+  using C = Kokkos::complex<T>;
+  const auto x = random_rows(batch, n, unsigned(n));
+  const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
+  View2D<C> out("out", batch, n / 2 + 1);
+  Plan<T>(Kind::real_forward, n, batch).execute(in, out);
+  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+  ErrorNorm error;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<LongComplex> row(n);
+    for (std::int64_t j = 0; j < n; ++j) row[j] = host_in(b, j);
+    const auto want = direct_dft(row, -1);
+    for (std::int64_t k = 0; k <= n / 2; ++k) error.add({host(b, k).real(), host(b, k).imag()}, want[k]);
+  }
+  EXPECT_LE(error.relative(), tolerance<T>()) << "real_forward length " << n;
+}
+
+// The input is a Hermitian half spectrum: that of a real row, so the
+// reference is the row times n whatever the library does with the
+// imaginary parts of the DC and Nyquist terms (here zero).
+template <class T>
+void check_real_backward(std::int64_t n) {
+  using C = Kokkos::complex<T>;
+  const std::int64_t half = n / 2 + 1;
+  const auto re = random_rows(batch, half, unsigned(n)), im = random_rows(batch, half, unsigned(n + 5000));
+  const auto in = device_rows<View2D<C>>(batch, half, [&](auto b, auto k) {
+    const bool real_only = k == 0 || 2 * k == n;
+    return C(T(re[b][k]), real_only ? T(0) : T(im[b][k]));
+  });
+  View2D<T> out("out", batch, n);
+  const auto before = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  Plan<T>(Kind::real_backward, n, batch).execute(in, out);
+  const auto after = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+  ErrorNorm error;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<LongComplex> full(n);
+    for (std::int64_t k = 0; k < half; ++k) {
+      full[k] = {before(b, k).real(), before(b, k).imag()};
+      if (k > 0) full[n - k] = std::conj(full[k]);
+    }
+    const auto want = direct_dft(full, 1);
+    for (std::int64_t j = 0; j < n; ++j) error.add(host(b, j), want[j].real());
+    for (std::int64_t k = 0; k < half; ++k) ASSERT_EQ(before(b, k), after(b, k)) << "input modified, length " << n;
+  }
+  EXPECT_LE(error.relative(), tolerance<T>()) << "real_backward length " << n;
+}
+
+template <class T>
+void check_real_to_real(Kind kind, std::int64_t n) {
+  const auto x = random_rows(batch, n, unsigned(n));
+  const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
+  View2D<T> out("out", batch, n);
+  Plan<T>(kind, n, batch).execute(in, out);
+  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+  ErrorNorm error;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<long double> row(n);
+    for (std::int64_t j = 0; j < n; ++j) row[j] = host_in(b, j);
+    const auto want = kind == Kind::dst1 ? direct_dst1(row) : direct_dct1(row);
+    for (std::int64_t k = 0; k < n; ++k) error.add(host(b, k), want[k]);
+  }
+  EXPECT_LE(error.relative(), tolerance<T>()) << name_of(kind) << " length " << n;
+}
+
+template <class T>
+class FftTest : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(FftTest, Precisions);
+
+TYPED_TEST(FftTest, ComplexMatchesTheDirectSum) {
+  for (const std::int64_t n : lengths()) {
+    check_complex<TypeParam>(Kind::complex_forward, n);
+    check_complex<TypeParam>(Kind::complex_backward, n);
+  }
+}
+
+TYPED_TEST(FftTest, RealMatchesTheDirectSum) {
+  for (const std::int64_t n : lengths()) {
+    check_real_forward<TypeParam>(n);
+    check_real_backward<TypeParam>(n);
+  }
+}
+
+TYPED_TEST(FftTest, SineAndCosineMatchTheirDefinitions) {
+  for (const std::int64_t n : lengths()) {
+    check_real_to_real<TypeParam>(Kind::dst1, n);
+    if (n >= 2) check_real_to_real<TypeParam>(Kind::dct1, n);
+  }
+}
+
+TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
+  using T = TypeParam;
+  const std::int64_t n = 37;
+  const auto x = random_rows(batch, n, 7);
+  const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
+  View2D<T> once("once", batch, n), twice("twice", batch, n);
+  const Plan<T> plan(Kind::dst1, n, batch);
+  plan.execute(in, once);
+  plan.execute(once, twice);  // the same plan, run again on other Views
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), twice);
+  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t j = 0; j < n; ++j)
+      EXPECT_NEAR(host(b, j) / T(2 * (n + 1)), host_in(b, j), 10 * tolerance<T>());
+}
+
+TEST(Fft, BadArgumentsAreNamed) {
+  const auto message = [](auto build) {
+    try {
+      build();
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] { Plan<double>(Kind::dst1, 0, 1); }).find("length must be >= 1"), std::string::npos);
+  EXPECT_NE(message([] { Plan<double>(Kind::dct1, 1, 1); }).find("dct1 length must be >= 2"), std::string::npos);
+  EXPECT_NE(message([] { Plan<float>(Kind::complex_forward, 8, 0); }).find("batch must be >= 1"), std::string::npos);
+  const Plan<double> plan(Kind::dst1, 8, 2);
+  View2D<double> in("in", 2, 8), wrong("wrong", 2, 9);
+  View2D<Kokkos::complex<double>> spectrum("spectrum", 2, 8);
+  EXPECT_NE(message([&] { plan.execute(in, wrong); }).find("output is 2x9"), std::string::npos);
+  EXPECT_NE(message([&] { plan.execute(in, spectrum); }).find("another kind"), std::string::npos);
+  EXPECT_NE(message([&] { plan.execute(in, in); }).find("overlap"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace portasolve::fft

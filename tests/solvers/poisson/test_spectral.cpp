@@ -1,0 +1,228 @@
+// The spectral method: the Dirichlet problem solved directly, compared with a
+// long double solve of its own here (the DST-I diagonalisation by direct
+// sums) and with the 5-point residual, for random data on odd, even and
+// non-square grids, in double and float.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "solvers/poisson/solver.hpp"
+#include "tests/solvers/poisson/reference.hpp"
+
+namespace portasolve::poisson {
+namespace {
+
+const long double pi = 3.141592653589793238462643383279502884L;
+
+// S[p][i] = sin(pi (p+1)(i+1) / (k+1)), the k-point DST-I matrix (symmetric).
+std::vector<std::vector<long double>> sine_matrix(std::size_t k) {
+  std::vector<std::vector<long double>> s(k, std::vector<long double>(k));
+  for (std::size_t p = 0; p < k; ++p)
+    for (std::size_t i = 0; i < k; ++i) s[p][i] = std::sin(pi * (p + 1) * (i + 1) / (k + 1));
+  return s;
+}
+
+// S_m A S_n for an m x n interior.
+std::vector<std::vector<long double>> both_sides(const std::vector<std::vector<long double>>& a,
+                                                 const std::vector<std::vector<long double>>& sm,
+                                                 const std::vector<std::vector<long double>>& sn) {
+  const std::size_t m = sm.size(), n = sn.size();
+  std::vector<std::vector<long double>> left(m, std::vector<long double>(n)), out = left;
+  for (std::size_t p = 0; p < m; ++p)
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) left[p][j] += sm[p][i] * a[i][j];
+  for (std::size_t p = 0; p < m; ++p)
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t q = 0; q < n; ++q) out[p][q] += left[p][j] * sn[j][q];
+  return out;
+}
+
+// The exact discrete solution, in long double: U = S (S B' S / (lambda_p +
+// lambda_q)) S (2/(m+1)) (2/(n+1)), B' = B minus the ring's contributions.
+HostGrid reference_solution(const HostGrid& start, const HostGrid& rhs) {
+  const std::size_t m = rhs.rows - 2, n = rhs.cols - 2;
+  const auto ring = [&](std::size_t i, std::size_t j) -> long double {
+    return i == 0 || j == 0 || i + 1 == rhs.rows || j + 1 == rhs.cols ? start(i, j) : 0;
+  };
+  std::vector<std::vector<long double>> folded(m, std::vector<long double>(n));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      folded[i][j] = rhs(i + 1, j + 1) - ring(i, j + 1) - ring(i + 2, j + 1) - ring(i + 1, j) - ring(i + 1, j + 2);
+  const auto sm = sine_matrix(m), sn = sine_matrix(n);
+  auto coefficients = both_sides(folded, sm, sn);
+  for (std::size_t p = 0; p < m; ++p)
+    for (std::size_t q = 0; q < n; ++q)
+      coefficients[p][q] /= 2 * std::cos(pi * (p + 1) / (m + 1)) - 2 + 2 * std::cos(pi * (q + 1) / (n + 1)) - 2;
+  const auto u = both_sides(coefficients, sm, sn);
+  HostGrid x = start;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) x(i + 1, j + 1) = double(u[i][j] * 4 / ((m + 1) * (n + 1)));
+  return x;
+}
+
+// Random boundary and right-hand side, a random interior to start from (the
+// method must not depend on it).
+Problem random_problem(std::size_t rows, std::size_t cols, unsigned seed) {
+  Problem problem;
+  problem.rhs = testing::random_grid(rows, cols, seed);
+  problem.start = testing::random_grid(rows, cols, seed + 1, -3, 3);
+  return problem;
+}
+
+template <class T>
+HostGrid run_spectral(const Problem& problem, SolveReport* report = nullptr, double tolerance = 0,
+                      Boundary boundary = Boundary::dirichlet) {
+  SolverOptions options;
+  options.method = Method::spectral;
+  options.boundary = boundary;
+  options.tolerance = tolerance;
+  auto x = to_device<T>(problem.start, "x");
+  const auto b = to_device<T>(problem.rhs, "b");
+  const SolveReport r = solve(x, b, options);
+  if (report) *report = r;
+  return to_host(x);
+}
+
+double relative_difference(const HostGrid& got, const HostGrid& want) {
+  double error = 0, norm = 0;
+  for (std::size_t k = 0; k < want.values.size(); ++k) {
+    error += (got.values[k] - want.values[k]) * (got.values[k] - want.values[k]);
+    norm += want.values[k] * want.values[k];
+  }
+  return std::sqrt(error / norm);
+}
+
+struct Size {
+  std::size_t rows, cols;
+};
+const Size sizes[] = {{3, 3}, {5, 8}, {17, 33}, {64, 64}, {101, 37}, {4, 130}};
+
+TEST(PoissonSpectral, DoubleIsTheExactDiscreteSolution) {
+  for (const Size size : sizes) {
+    const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 1000 + size.cols));
+    SolveReport report;
+    const HostGrid x = run_spectral<double>(problem, &report);
+    const HostGrid want = reference_solution(problem.start, problem.rhs);
+    EXPECT_LE(relative_difference(x, want), 1e-12) << size.rows << "x" << size.cols;
+    const double reference = testing::host_residual_norm(problem.start, problem.rhs);
+    EXPECT_LE(testing::host_residual_norm(x, problem.rhs), 1e-12 * reference) << size.rows << "x" << size.cols;
+    EXPECT_EQ(report.iterations, 1);
+    EXPECT_EQ(report.stop_reason, "direct");
+    ASSERT_EQ(report.history.size(), 2u);
+    EXPECT_LE(report.relative_residual, 1e-12);
+    // The ring is the boundary, never written.
+    for (std::size_t j = 0; j < size.cols; ++j) {
+      EXPECT_EQ(x(0, j), problem.start(0, j));
+      EXPECT_EQ(x(size.rows - 1, j), problem.start(size.rows - 1, j));
+    }
+  }
+}
+
+TEST(PoissonSpectral, FloatIsTheExactSolutionToFloatRounding) {
+  for (const Size size : sizes) {
+    const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 1000 + size.cols));
+    const HostGrid x = run_spectral<float>(problem);
+    EXPECT_LE(relative_difference(x, reference_solution(problem.start, problem.rhs)), 1e-5)
+        << size.rows << "x" << size.cols;
+  }
+}
+
+TEST(PoissonSpectral, ReconstructsTheTalksImage) {
+  const HostGrid image = testing::test_image(266, 400);
+  const Problem problem = reconstruction_problem(image);
+  EXPECT_LE(testing::max_abs_difference(run_spectral<double>(problem), image), 1e-9);
+  EXPECT_LE(testing::max_abs_difference(run_spectral<float>(problem), image), 1e-2);
+}
+
+TEST(PoissonSpectral, ToleranceMetIsReportedAsConverged) {
+  const Problem problem = reconstruction_problem(testing::test_image(30, 45));
+  SolveReport report;
+  run_spectral<double>(problem, &report, 1e-10);
+  EXPECT_TRUE(report.converged);
+  EXPECT_EQ(report.stop_reason, "tolerance");
+  EXPECT_EQ(report.iterations, 1);
+}
+
+// L X on the whole grid with the boundary's neighbour rule (options.hpp),
+// written here independently of the solver's.
+HostGrid whole_grid_laplacian(const HostGrid& x, Boundary boundary) {
+  const long rows = long(x.rows), cols = long(x.cols);
+  const auto at = [&](long k, long extent) {
+    if (boundary == Boundary::periodic) return (k + extent) % extent;
+    return k < 0 ? 1 : k == extent ? extent - 2 : k;
+  };
+  HostGrid result(x.rows, x.cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j)
+      result(i, j) = x(at(i - 1, rows), j) + x(at(i + 1, rows), j) + x(i, at(j - 1, cols)) + x(i, at(j + 1, cols)) -
+                     4 * x(i, j);
+  return result;
+}
+
+// A random solution with the boundary's zero mean (plain or trapezoid
+// weighted) and B = L X for it: the solve must return X.
+Problem whole_grid_problem(std::size_t rows, std::size_t cols, Boundary boundary, unsigned seed) {
+  HostGrid exact = testing::random_grid(rows, cols, seed);
+  const auto weight = [&](std::size_t i, std::size_t j) {
+    if (boundary == Boundary::periodic) return 1.0;
+    return (i == 0 || i + 1 == rows ? 0.5 : 1.0) * (j == 0 || j + 1 == cols ? 0.5 : 1.0);
+  };
+  double sum = 0, weights = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      sum += weight(i, j) * exact(i, j);
+      weights += weight(i, j);
+    }
+  for (double& v : exact.values) v -= sum / weights;
+  Problem problem;
+  problem.rhs = whole_grid_laplacian(exact, boundary);
+  problem.start = HostGrid(rows, cols);
+  problem.exact = exact;
+  return problem;
+}
+
+TEST(PoissonSpectral, NeumannAndPeriodicReturnTheSolutionOfZeroMean) {
+  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic})
+    for (const Size size : sizes) {
+      const Problem problem = whole_grid_problem(size.rows, size.cols, boundary, unsigned(size.rows + 7 * size.cols));
+      SolveReport report;
+      const HostGrid x = run_spectral<double>(problem, &report, 0, boundary);
+      EXPECT_LE(relative_difference(x, *problem.exact), 1e-11) << name_of(boundary) << " " << size.rows << "x"
+                                                                << size.cols;
+      EXPECT_LE(report.relative_residual, 1e-12) << name_of(boundary);
+      EXPECT_LE(relative_difference(run_spectral<float>(problem, nullptr, 0, boundary), *problem.exact), 1e-4)
+          << name_of(boundary) << " float " << size.rows << "x" << size.cols;
+    }
+}
+
+TEST(PoissonSpectral, IncompatibleDataIsAnInputError) {
+  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
+    Problem problem;
+    problem.rhs = HostGrid(9, 12, 1.0);  // a constant source with nowhere to go
+    problem.start = HostGrid(9, 12);
+    try {
+      run_spectral<double>(problem, nullptr, 0, boundary);
+      ADD_FAILURE() << name_of(boundary) << ": no error";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("Poisson boundary " + name_of(boundary)), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST(PoissonSpectral, OtherMethodsRefuseOtherBoundaries) {
+  SolverOptions options;
+  options.method = Method::cg;
+  options.boundary = Boundary::periodic;
+  try {
+    check(options);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("poisson.boundary periodic"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace portasolve::poisson
