@@ -50,6 +50,8 @@ is_from_node() {
   case "$(basename "$1")" in
     ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|libutil.so*) return 0 ;;
     libcuda.so*|libnvidia-*|libamdhip64.so*|libhsa-runtime64.so*) return 0 ;;
+    # cuFFT is 280 MB: the node's CUDA toolkit provides it (see the needs line).
+    libcufft.so*) return 0 ;;
   esac
   return 1
 }
@@ -89,7 +91,7 @@ chmod +x "$output/run_tests.sh"
   echo "preset:      $preset (backend $backend)"
   echo "commit:      $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "built:       $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release; echo "$PRETTY_NAME")"
-  echo "needs:       x86-64 Linux with ${glibc_needed:-glibc} or newer$([ "$backend" = cuda ] && echo ', an NVIDIA driver for the CUDA version it was built with')"
+  echo "needs:       x86-64 Linux with ${glibc_needed:-glibc} or newer$([ "$backend" = cuda ] && echo ', an NVIDIA driver for the CUDA version it was built with, and libcufft.so.12 from a CUDA toolkit on the loader path (e.g. LD_LIBRARY_PATH=/usr/local/cuda/lib64)')"
   echo "executables: $(cd "$output/bin" && echo *)"
   echo "libraries:   $(cd "$output/lib" && echo *)"
 } > "$output/BUILD_INFO"

@@ -50,4 +50,9 @@ double residual_norm(const View2D<T>& x, const View2D<T>& rhs);
 template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary);
 
+// The spectral and multigrid methods keep the buffers and FFT plans of the
+// last grid shape they solved (per scalar type) for the next solve of that
+// shape; they are freed when Kokkos finalizes, or now by this call.
+void release_workspaces();
+
 }  // namespace portasolve::poisson

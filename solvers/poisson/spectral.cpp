@@ -10,10 +10,12 @@
 // transforms, two transposes between them so every transform runs along
 // rows. The neumann and periodic boundaries: spectral_whole_grid.cpp.
 #include <cmath>
+#include <utility>
 
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/spectral_kernels.hpp"
 #include "solvers/poisson/stencil.hpp"
+#include "solvers/poisson/workspace_cache.hpp"
 
 namespace portasolve::poisson {
 
@@ -43,27 +45,42 @@ struct WriteInterior {
   }
 };
 
+// What a Dirichlet solve of one shape needs besides x and B: built once and
+// kept for the next solve of that shape (workspace_cache.hpp).
+template <class T>
+struct DirichletWorkspace {
+  using Key = std::pair<std::int64_t, std::int64_t>;  // rows, cols
+  View2D<T> interior, along_rows, columns, coefficients;
+  fft::Plan<T> row_transform, column_transform;
+  View1D<T> row_eigenvalues, column_eigenvalues;
+
+  DirichletWorkspace(std::int64_t m, std::int64_t n)
+      : interior(spectral_grid<T>("spectral_interior", m, n)),
+        along_rows(spectral_grid<T>("spectral_along_rows", m, n)),
+        columns(spectral_grid<T>("spectral_columns", n, m)),
+        coefficients(spectral_grid<T>("spectral_coefficients", n, m)),
+        row_transform(fft::Kind::dst1, n, m),
+        column_transform(fft::Kind::dst1, m, n),
+        row_eigenvalues(second_difference_eigenvalues<T>(m, 1, pi() / double(2 * (m + 1)))),
+        column_eigenvalues(second_difference_eigenvalues<T>(n, 1, pi() / double(2 * (n + 1)))) {}
+  static double pi() { return std::acos(-1.0); }
+};
+
 template <class T>
 void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
-  const View2D<T> interior = spectral_grid<T>("spectral_interior", m, n);
-  const View2D<T> along_rows = spectral_grid<T>("spectral_along_rows", m, n);
-  const View2D<T> columns = spectral_grid<T>("spectral_columns", n, m);
-  const View2D<T> coefficients = spectral_grid<T>("spectral_coefficients", n, m);
-  const fft::Plan<T> row_transform(fft::Kind::dst1, n, m), column_transform(fft::Kind::dst1, m, n);
-  const double pi = std::acos(-1.0);
-
-  for_interior("spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, interior});
-  row_transform.execute(interior, along_rows);
-  transpose("spectral_transpose", along_rows, columns);
-  column_transform.execute(columns, coefficients);
-  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(m, 1, pi / double(2 * (m + 1))),
-                        second_difference_eigenvalues<T>(n, 1, pi / double(2 * (n + 1))),
+  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols},
+                                                           [&] { return DirichletWorkspace<T>(m, n); });
+  for_interior("spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
+  w->row_transform.execute(w->interior, w->along_rows);
+  transpose("spectral_transpose", w->along_rows, w->columns);
+  w->column_transform.execute(w->columns, w->coefficients);
+  divide_by_eigenvalues(w->coefficients, w->row_eigenvalues, w->column_eigenvalues,
                         4.0 * double(m + 1) * double(n + 1));
-  column_transform.execute(coefficients, columns);
-  transpose("spectral_transpose_back", columns, along_rows);
-  row_transform.execute(along_rows, interior);
-  for_interior("spectral_write_interior", rows, cols, WriteInterior<T>{interior, x});
+  w->column_transform.execute(w->coefficients, w->columns);
+  transpose("spectral_transpose_back", w->columns, w->along_rows);
+  w->row_transform.execute(w->along_rows, w->interior);
+  for_interior("spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
 }
 
 }  // namespace

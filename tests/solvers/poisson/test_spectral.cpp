@@ -120,6 +120,24 @@ TEST(PoissonSpectral, DoubleIsTheExactDiscreteSolution) {
   }
 }
 
+// Solves of one shape reuse the last solve's buffers and plans: each must
+// still give what a first solve gives, whatever came before it (another
+// shape, other data, a release, a solve that threw).
+TEST(PoissonSpectral, RepeatedSolvesAreThoseOfAFreshWorkspace) {
+  const Problem a = random_problem(17, 33, 1), b = random_problem(17, 33, 2), c = random_problem(20, 9, 3);
+  release_workspaces();
+  const HostGrid first_a = run_spectral<double>(a);
+  EXPECT_LE(relative_difference(first_a, reference_solution(a.start, a.rhs)), 1e-12);
+  const HostGrid first_b = run_spectral<double>(b);
+  EXPECT_LE(relative_difference(first_b, reference_solution(b.start, b.rhs)), 1e-12);
+  EXPECT_LE(relative_difference(run_spectral<double>(c), reference_solution(c.start, c.rhs)), 1e-12);
+  const HostGrid again_a = run_spectral<double>(a);
+  EXPECT_EQ(again_a.values, first_a.values);  // bit for bit: same plans, same sums
+  EXPECT_EQ(run_spectral<double>(a).values, first_a.values);
+  release_workspaces();
+  EXPECT_EQ(run_spectral<double>(b).values, first_b.values);
+}
+
 TEST(PoissonSpectral, FloatIsTheExactSolutionToFloatRounding) {
   for (const Size size : sizes) {
     const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 1000 + size.cols));
