@@ -27,6 +27,13 @@
 
 namespace portasolve::fft {
 
+// Whether this build has an FFT library, so plans can be built (not on HIP).
+#if defined(KOKKOS_ENABLE_HIP)
+constexpr bool library_available = false;
+#else
+constexpr bool library_available = true;
+#endif
+
 enum class Kind { complex_forward, complex_backward, real_forward, real_backward, dst1, dct1 };
 
 const std::vector<std::string>& kind_names();  // "complex_forward", ..., "dct1"

@@ -2,8 +2,10 @@
 // What the NUFFT algorithm keeps between launches (built by the first one)
 // and its launch; internal to the solver's translation units.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "fft/fft.hpp"
 #include "solvers/lombscargle/grid.hpp"
 #include "solvers/lombscargle/nufft.hpp"
 #include "solvers/lombscargle/options.hpp"
@@ -21,6 +23,11 @@ struct NufftPlan {
   ComplexRows<T> grid;  // (series in chunk x segment x sum, n)
   Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction;
   Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle;
+  // Where the FFT library serves this backend (fft::library_available): its
+  // plan over all of `grid`'s rows and the spectra it writes, in natural
+  // order; else the own transform (fft.hpp) in place, in `twiddle`'s order.
+  std::shared_ptr<const fft::Plan<T>> library_fft;
+  ComplexRows<T> spectra;
   SumRows rows;
   std::int64_t chunk_series;  // series whose grids are held at once
 };
