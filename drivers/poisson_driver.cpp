@@ -22,7 +22,8 @@ namespace portasolve::drivers {
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
   schema.add("poisson.solver", Kind::Choice,
-             "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid or spectral (direct, by fast sine transforms)")
+             "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine transforms) "
+             "or auto (spectral where an FFT library serves the backend, else multigrid)")
       .choices(poisson::method_names()).default_value("jacobi");
   schema.add("poisson.boundary", Kind::Choice,
              "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
@@ -237,7 +238,8 @@ void run_typed(RunContext& context) {
   Stopwatch setup_watch;
   const LoadedProblem loaded = load_problem(config);
   const ps::Problem& problem = loaded.problem;
-  const ps::SolverOptions options = solver_options(config);
+  ps::SolverOptions options = solver_options(config);
+  options.method = ps::chosen_method(options);  // auto resolved once: labels and attributes name what runs
   const View2D<T> rhs = ps::to_device<T>(problem.rhs, "poisson_rhs");
   const View2D<T> start = ps::to_device<T>(problem.start, "poisson_start");
   const View2D<T> x("poisson_x", problem.start.rows, problem.start.cols);
@@ -282,6 +284,7 @@ void run_typed(RunContext& context) {
   output.write_dataset("residual_history", history.data(), h5::Dims{report.history.size(), 2});
   output.set_attribute("columns", "iteration, relative residual ||B - L X|| / ||B - L X_0||", "residual_history");
   output.set_attribute("solver", config.string("poisson.solver"));
+  output.set_attribute("method", ps::name_of(report.method));
   if (options.method == ps::Method::jacobi_blocked)
     output.set_attribute("blocked_kernel",
                          ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
@@ -376,7 +379,9 @@ Preflight preflight_poisson(const config::Config& config) {
                  "reduce problem.rows/cols (or the image) or use precision: float"};
   // Device: B, the start and X, and the solver's own grids.
   plan.memory.device(3 * n, t);
-  const std::string solver = config.string("poisson.solver");
+  ps::SolverOptions asked;
+  asked.method = ps::method_from_name(config.string("poisson.solver"));
+  const std::string solver = ps::name_of(ps::chosen_method(asked));  // what auto runs
   if (solver == "jacobi" || config.string("benchmark.baseline") == "jacobi") plan.memory.device(n, t);  // next sweep
   const std::string blocked_kernel = config.string("poisson.blocked.kernel");
   if (solver == "jacobi_blocked" && (blocked_kernel == "resident" || blocked_kernel == "auto"))

@@ -80,6 +80,10 @@ class Plan {
   std::unique_ptr<detail::Engine<T>> engine_;
 };
 
+// The library plans run on in this build: "FFTW3", "cuFFT", or "" where none
+// serves the backend (HIP), whose plans throw.
+const char* library_name();
+
 // Values per row of a kind's input and output for a transform length.
 std::int64_t input_length(Kind kind, std::int64_t length);
 std::int64_t output_length(Kind kind, std::int64_t length);

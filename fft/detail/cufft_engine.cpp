@@ -191,3 +191,7 @@ template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, s
 template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning);
 
 }  // namespace portasolve::fft::detail
+
+namespace portasolve::fft {
+const char* library_name() { return "cuFFT"; }
+}  // namespace portasolve::fft

@@ -5,6 +5,7 @@
 
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
+#include "fft/fft.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
 #include "core/names.hpp"
 
@@ -19,7 +20,7 @@ void require(bool condition, const std::string& message) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral"};
+  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral", "auto"};
   return names;
 }
 const std::vector<std::string>& cg_operator_names() {
@@ -115,10 +116,16 @@ CgOperator cg_operator_from_name(const std::string& name) {
 std::string name_of(Method method) { return method_names()[static_cast<std::size_t>(method)]; }
 std::string name_of(CgOperator cg_operator) { return cg_operator_names()[static_cast<std::size_t>(cg_operator)]; }
 
+Method chosen_method(const SolverOptions& options) {
+  if (options.method != Method::automatic) return options.method;
+  return fft::library_name()[0] != '\0' ? Method::spectral : Method::multigrid;
+}
+
 void check(const SolverOptions& options) {
-  require(options.boundary == Boundary::dirichlet || options.method == Method::spectral,
+  require(options.boundary == Boundary::dirichlet || chosen_method(options) == Method::spectral,
           "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral method only; " +
-              name_of(options.method) + " takes dirichlet");
+              name_of(chosen_method(options)) + " takes dirichlet" +
+              (options.method == Method::automatic ? " (auto chose it: this build has no FFT library)" : ""));
   require(options.max_iterations >= 0, "max_iterations must be >= 0");
   require(options.tolerance >= 0, "tolerance must be >= 0");
   require(options.check_every >= 1, "check_every must be >= 1");

@@ -17,7 +17,9 @@ namespace portasolve::poisson {
 // iteration is one cycle and every cycle ends with a residual check.
 // spectral: a direct solve through fast sine transforms (spectral.cpp), one
 // "iteration", exact to rounding.
-enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid, spectral };
+// automatic ("auto"): the fastest method that applies, spectral where an FFT
+// library serves the backend, multigrid elsewhere (chosen_method).
+enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid, spectral, automatic };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
 // band of columns, the sweeps in registers, at most 8 per launch), tiles in
@@ -100,7 +102,7 @@ struct SolverOptions {
   CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
 };
 
-const std::vector<std::string>& method_names();  // "jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral"
+const std::vector<std::string>& method_names();  // "jacobi", ..., "multigrid", "spectral", "auto"
 const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"
@@ -129,6 +131,11 @@ std::string name_of(MultigridSmoother smoother);
 // The kernel jacobi_blocked runs with these options on a rows x cols grid
 // (never automatic). Needs Kokkos initialised.
 BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols);
+
+// The method solve() runs with these options (never automatic): spectral
+// where the build has an FFT library (fft/fft.hpp), else multigrid, which
+// takes the dirichlet boundary only.
+Method chosen_method(const SolverOptions& options);
 
 // The kernel cg_fused runs with these options (never automatic).
 CgKernel chosen_cg_kernel(const SolverOptions& options);

@@ -119,9 +119,11 @@ void recheck_final_residual(const View2D<T>& x, const View2D<T>& rhs, const Solv
 }  // namespace
 
 template <class T>
-SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& asked,
                   const CheckCallback& on_check) {
-  check(options);
+  check(asked);
+  SolverOptions options = asked;
+  options.method = chosen_method(asked);
   if (x.extent(0) < 3 || x.extent(1) < 3)
     throw std::invalid_argument("Poisson grid " + std::to_string(x.extent(0)) + "x" + std::to_string(x.extent(1)) +
                                 " has no interior: it needs at least 3x3 points");
@@ -142,9 +144,11 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
       case Method::cg_fused: run_cg_fused(x, rhs, options, schedule); break;
       case Method::multigrid: run_multigrid(x, rhs, options, schedule); break;
       case Method::spectral: run_spectral(x, rhs, options, schedule); break;
+      case Method::automatic: break;  // chosen_method never returns it
     }
   }
   recheck_final_residual(x, rhs, options, schedule.report());
+  schedule.report().method = options.method;
   return schedule.report();
 }
 

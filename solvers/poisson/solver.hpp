@@ -28,6 +28,7 @@ struct SolveReport {
   bool converged = false;           // tolerance > 0 and reached
   std::string stop_reason;          // "tolerance", "max_iterations", "breakdown" or "direct" (spectral)
   std::vector<ResidualCheck> history;  // iteration 0, every check_every, the end
+  Method method = Method::jacobi;      // the method that ran (auto resolved)
 };
 
 // Called after each residual check (on the host, the device idle); may throw

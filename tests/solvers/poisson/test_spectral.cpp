@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "fft/fft.hpp"
 #include "solvers/poisson/solver.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
@@ -136,6 +137,27 @@ TEST(PoissonSpectral, RepeatedSolvesAreThoseOfAFreshWorkspace) {
   EXPECT_EQ(run_spectral<double>(a).values, first_a.values);
   release_workspaces();
   EXPECT_EQ(run_spectral<double>(b).values, first_b.values);
+}
+
+// auto: spectral where the build has an FFT library, multigrid elsewhere; the
+// report names what ran, and the answer is that method's.
+TEST(PoissonSpectral, AutoRunsSpectralWhereAnFftLibraryServesTheBackend) {
+  const Problem problem = random_problem(33, 20, 7);
+  SolverOptions options;
+  options.method = Method::automatic;
+  options.tolerance = 1e-10;
+  options.max_iterations = 50;
+  auto x = to_device<double>(problem.start, "x");
+  const auto b = to_device<double>(problem.rhs, "b");
+  const SolveReport report = solve(x, b, options);
+  const Method expected = fft::library_name()[0] != '\0' ? Method::spectral : Method::multigrid;
+  EXPECT_EQ(report.method, expected);
+  EXPECT_EQ(chosen_method(options), expected);
+  EXPECT_TRUE(report.converged);
+  EXPECT_LE(relative_difference(to_host(x), reference_solution(problem.start, problem.rhs)), 1e-8);
+  options.boundary = Boundary::periodic;
+  if (expected == Method::multigrid) EXPECT_THROW(check(options), std::invalid_argument);
+  else EXPECT_NO_THROW(check(options));
 }
 
 TEST(PoissonSpectral, FloatIsTheExactSolutionToFloatRounding) {
