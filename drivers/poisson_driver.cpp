@@ -23,7 +23,7 @@ void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
   schema.add("poisson.solver", Kind::Choice, "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused or multigrid")
       .choices(poisson::method_names()).default_value("jacobi");
-  schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi), steps (CG) or cycles (multigrid) at most")
+  schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
       .default_value(10000).at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
       .default_value(0.0).at_least(0);

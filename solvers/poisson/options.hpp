@@ -65,7 +65,7 @@ struct MultigridOptions {
 
 struct SolverOptions {
   Method method = Method::jacobi;
-  std::int64_t max_iterations = 1000;  // sweeps (Jacobi), steps (CG) or cycles (multigrid)
+  std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
   double tolerance = 0;                // relative residual; 0 runs max_iterations
   std::int64_t check_every = 1000;     // iterations between residual checks (multigrid: 1)
   double omega = 1;                    // Jacobi weight; 1 is the plain sweep

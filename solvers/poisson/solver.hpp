@@ -21,7 +21,7 @@ struct ResidualCheck {
 };
 
 struct SolveReport {
-  std::int64_t iterations = 0;      // sweeps (Jacobi), steps (CG) or cycles (multigrid) run
+  std::int64_t iterations = 0;      // sweeps (Jacobi) or steps (CG) run
   double relative_residual = 0;     // at the end
   double reference_norm = 0;        // ||B - L X_0||_2, the denominator
   bool converged = false;           // tolerance > 0 and reached
