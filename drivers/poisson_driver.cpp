@@ -33,7 +33,7 @@ void add_poisson_schema(config::Schema& schema) {
       .default_value(10000).at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
       .default_value(0.0).at_least(0);
-  schema.add("poisson.check_every", Kind::Integer, "iterations between residual checks and progress lines")
+  schema.add("poisson.check_every", Kind::Integer, "iterations between residual checks and progress lines (multigrid checks every cycle)")
       .default_value(1000).at_least(1);
   schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)").default_value(1.0).greater_than(0)
       .at_most(1);

@@ -1,6 +1,7 @@
 // Geometric multigrid: V, W and F cycles of smoothing and coarse-grid
 // correction over the hierarchy of multigrid_levels.hpp, run from the host;
-// every level's grids are allocated once per solve.
+// every level's grids are allocated once per solve. Also one cycle as cg's
+// preconditioner (multigrid_preconditioner.hpp).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -24,10 +25,10 @@ constexpr double coarsest_reduction = 1e-14;
 // For the 5-point operator the error modes that coarsening cannot represent
 // have eigenvalues of D^-1 A at 1/2 and above, a quarter of the bound.
 constexpr double chebyshev_upper = 2;
+constexpr double chebyshev_range_ratio = 4;
 // Coarsest levels up to this many interior points are relaxed by one thread
 // in one launch; larger ones by red-black half sweeps over all threads.
 constexpr std::int64_t serial_coarsest_points = 256;
-constexpr double chebyshev_range_ratio = 4;
 
 template <class T>
 GridRectangle interior_of(const LevelOperator<T>& op) {

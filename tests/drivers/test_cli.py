@@ -445,6 +445,16 @@ class Poisson(Folder):
                          "--set", "poisson.multigrid.cycle=x")
         self.assertEqual(bad.returncode, 2)
         self.assertIn("poisson.multigrid.cycle", bad.stderr)
+        # The same hierarchy as cg's preconditioner: a few steps.
+        result = portasolve("run", config, "--output", out, "--quiet", "--overwrite", "--set", "poisson.solver=cg",
+                            "--set", "poisson.cg.preconditioner=multigrid", "--set", "poisson.multigrid.pre_sweeps=2",
+                            "--set", "poisson.check_every=1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            output = f["output"].attrs
+            self.assertEqual(output["cg_preconditioner"], "multigrid")
+            self.assertEqual(output["converged"], 1)
+            self.assertLessEqual(output["iterations"], 12)
 
     def test_blocked_matches_its_baseline_and_starting_from_the_answer_converges_at_once(self):
         out = os.path.join(self.dir, "b.h5")
