@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
+#include "solvers/poisson/workspace_cache.hpp"
 
 namespace portasolve::poisson {
 
@@ -108,6 +110,13 @@ class Hierarchy {
   }
 
   std::size_t depth() const { return levels_.size(); }
+
+  // Level 0 is the caller's x and B: a kept hierarchy is pointed at each
+  // solve's, and at nothing between solves (it must not keep them alive).
+  void bind_finest(const View2D<T>& x, const View2D<T>& rhs) {
+    levels_.front().u = x;
+    levels_.front().f = rhs;
+  }
 
   void cycle(std::size_t l, MultigridCycle shape) {
     if (l + 1 == levels_.size()) {
@@ -245,10 +254,40 @@ void MultigridPreconditioner<T>::apply(const View2D<T>& r, const View2D<T>& z) {
 template class MultigridPreconditioner<float>;
 template class MultigridPreconditioner<double>;
 
+namespace {
+
+// A solve's hierarchy, kept for the next solve of the same grid and options
+// (workspace_cache.hpp): its coarse levels' allocations cost more than the
+// cycles on small grids.
+template <class T>
+struct MultigridWorkspace {
+  using Key = std::tuple<std::int64_t, std::int64_t, MultigridCycle, MultigridSmoother, int, int, int, bool, double>;
+  static Key key_of(const View2D<T>& x, const MultigridOptions& mg) {
+    return Key{std::int64_t(x.extent(0)), std::int64_t(x.extent(1)), mg.cycle, mg.smoother, mg.pre_sweeps,
+               mg.post_sweeps, mg.coarsest_size, mg.fmg, mg.jacobi_omega};
+  }
+  Hierarchy<T> hierarchy;
+};
+
+// Points the hierarchy at x and B for one solve, and away from them after.
+template <class T>
+struct FinestBinding {
+  Hierarchy<T>& hierarchy;
+  FinestBinding(Hierarchy<T>& h, const View2D<T>& x, const View2D<T>& rhs) : hierarchy(h) { h.bind_finest(x, rhs); }
+  ~FinestBinding() { hierarchy.bind_finest(View2D<T>(), View2D<T>()); }
+  FinestBinding(const FinestBinding&) = delete;
+  FinestBinding& operator=(const FinestBinding&) = delete;
+};
+
+}  // namespace
+
 template <class T>
 void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
   const MultigridOptions& mg = options.multigrid;
-  Hierarchy<T> hierarchy(x, rhs, mg);
+  const detail::BorrowedWorkspace<MultigridWorkspace<T>> workspace(
+      MultigridWorkspace<T>::key_of(x, mg), [&] { return MultigridWorkspace<T>{Hierarchy<T>(x, rhs, mg)}; });
+  Hierarchy<T>& hierarchy = workspace->hierarchy;
+  const FinestBinding<T> binding(hierarchy, x, rhs);
   // A residual check costs a fraction of one sweep, a cycle several sweeps on
   // every level: every cycle is checked, whatever check_every says.
   for (std::int64_t done = 0;;) {

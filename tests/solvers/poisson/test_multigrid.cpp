@@ -160,6 +160,27 @@ TEST(PoissonMultigrid, ReconstructsTheImage) {
 }
 
 // max_iterations counts cycles; every cycle is checked.
+// The hierarchy of the last solve is kept for the next of the same grid and
+// options: each solve must still be what a fresh hierarchy gives, whatever
+// came before (other data, another grid, other options, a release).
+TEST(PoissonMultigrid, RepeatedSolvesAreThoseOfAFreshHierarchy) {
+  const Problem a = random_problem(65, 40, 11), b = random_problem(65, 40, 12), c = random_problem(30, 31, 13);
+  const SolverOptions options = multigrid_options(4, 0);
+  SolverOptions w_cycles = options;
+  w_cycles.multigrid.cycle = MultigridCycle::w;
+  release_workspaces();
+  const Solved first_a = solve_on_device<double>(a, options);
+  const Solved first_b = solve_on_device<double>(b, options);
+  EXPECT_LT(first_a.host_relative_residual, 1e-3);
+  EXPECT_LT(first_b.host_relative_residual, 1e-3);
+  EXPECT_EQ(solve_on_device<double>(a, options).x.values, first_a.x.values);
+  solve_on_device<double>(c, options);
+  solve_on_device<double>(a, w_cycles);
+  EXPECT_EQ(solve_on_device<double>(b, options).x.values, first_b.x.values);
+  release_workspaces();
+  EXPECT_EQ(solve_on_device<double>(a, options).x.values, first_a.x.values);
+}
+
 TEST(PoissonMultigrid, MaxIterationsStopsAfterThatManyCycles) {
   const Problem problem = random_problem(40, 40, 9);
   const Solved solved = solve_on_device<double>(problem, multigrid_options(3, 0));
