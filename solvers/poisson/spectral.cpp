@@ -45,6 +45,29 @@ struct WriteInterior {
   }
 };
 
+// The residual B - L X of the whole current x (ring included) on the
+// interior, formed in Sum and rounded once: a refinement step's right-hand
+// side, with a zero ring (the correction's boundary).
+template <class T>
+struct InteriorResidual {
+  View2D<const T> x, rhs;
+  View2D<T> residual;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
+    using Sum = typename Accumulator<T>::type;
+    const Sum around = Sum(x(i - 1, j)) + Sum(x(i + 1, j)) + Sum(x(i, j - 1)) + Sum(x(i, j + 1));
+    residual(i - 1, j - 1) = T(Sum(rhs(i, j)) - (around - 4 * Sum(x(i, j))));
+  }
+};
+
+template <class T>
+struct AddCorrection {
+  View2D<const T> correction;
+  View2D<T> x;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
+    x(i, j) += correction(i - 1, j - 1);
+  }
+};
+
 // What a Dirichlet solve of one shape needs besides x and B: built once and
 // kept for the next solve of that shape (workspace_cache.hpp).
 template <class T>
@@ -66,21 +89,54 @@ struct DirichletWorkspace {
   static double pi() { return std::acos(-1.0); }
 };
 
+// U = L_interior^-1 of w.interior, in place: four transforms, two
+// transposes and the division by the eigenvalues.
 template <class T>
-void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs) {
+void apply_inverse(DirichletWorkspace<T>& w) {
+  const std::int64_t m = w.interior.extent(0), n = w.interior.extent(1);
+  w.row_transform.execute(w.interior, w.along_rows);
+  transpose("spectral_transpose", w.along_rows, w.columns);
+  w.column_transform.execute(w.columns, w.coefficients);
+  divide_by_eigenvalues(w.coefficients, w.row_eigenvalues, w.column_eigenvalues, 4.0 * double(m + 1) * double(n + 1));
+  w.column_transform.execute(w.coefficients, w.columns);
+  transpose("spectral_transpose_back", w.columns, w.along_rows);
+  w.row_transform.execute(w.along_rows, w.interior);
+}
+
+// Direct solves (one, then refinement steps) a solve may run. In float one
+// solve leaves a relative residual of a few 1e-6 (the transforms' rounding,
+// amplified by L's conditioning); a refinement step (solve L E = B - L X
+// with a zero ring, the residual formed in double, then X += E) takes it to
+// the rounding of X itself. More steps gain nothing.
+constexpr std::int64_t most_direct_solves = 3;
+// A step that does not at least halve the residual has reached that floor.
+constexpr double least_refinement_gain = 2;
+
+template <class T>
+void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                     CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
   const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols},
                                                            [&] { return DirichletWorkspace<T>(m, n); });
   for_interior("spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
-  w->row_transform.execute(w->interior, w->along_rows);
-  transpose("spectral_transpose", w->along_rows, w->columns);
-  w->column_transform.execute(w->columns, w->coefficients);
-  divide_by_eigenvalues(w->coefficients, w->row_eigenvalues, w->column_eigenvalues,
-                        4.0 * double(m + 1) * double(n + 1));
-  w->column_transform.execute(w->coefficients, w->columns);
-  transpose("spectral_transpose_back", w->columns, w->along_rows);
-  w->row_transform.execute(w->along_rows, w->interior);
+  apply_inverse(*w);
   for_interior("spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
+  // Refinement runs only when a tolerance asks for it and is not yet met.
+  for (std::int64_t solves = 1;; ++solves) {
+    const double before = schedule.report().relative_residual;
+    if (schedule.record(solves, residual_norm(x, rhs))) {
+      if (!schedule.report().converged) schedule.report().stop_reason = "direct";
+      return;
+    }
+    const bool gained = solves == 1 || schedule.report().relative_residual * least_refinement_gain <= before;
+    if (options.tolerance <= 0 || solves >= most_direct_solves || !gained) {
+      schedule.report().stop_reason = "direct";
+      return;
+    }
+    for_interior("spectral_residual", rows, cols, InteriorResidual<T>{x, rhs, w->interior});
+    apply_inverse(*w);
+    for_interior("spectral_add_correction", rows, cols, AddCorrection<T>{w->interior, x});
+  }
 }
 
 }  // namespace
@@ -88,13 +144,13 @@ void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs) {
 template <class T>
 void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
   switch (options.boundary) {
-    case Boundary::dirichlet: solve_dirichlet(x, rhs); break;
+    case Boundary::dirichlet: solve_dirichlet(x, rhs, options, schedule); return;
     case Boundary::neumann: solve_neumann(x, rhs); break;
     case Boundary::periodic: solve_periodic(x, rhs); break;
   }
   // One direct solve: "tolerance" when one was asked for and met, else "direct".
-  schedule.record(1, residual_norm(x, rhs, options.boundary));
-  if (!schedule.report().converged) schedule.report().stop_reason = "direct";
+  if (!schedule.record(1, residual_norm(x, rhs, options.boundary)) || !schedule.report().converged)
+    schedule.report().stop_reason = "direct";
 }
 
 template void run_spectral<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);

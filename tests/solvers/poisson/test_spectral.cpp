@@ -169,6 +169,32 @@ TEST(PoissonSpectral, FloatIsTheExactSolutionToFloatRounding) {
   }
 }
 
+// In float one direct solve leaves a residual of a few 1e-6; with a tolerance
+// below that, refinement steps (each a direct solve of the residual
+// equation) reach it, and the report counts the solves.
+TEST(PoissonSpectral, FloatRefinementReachesToleranceBelowOneSolvesRounding) {
+  const HostGrid image = testing::test_image(266, 400);
+  const Problem problem = reconstruction_problem(image);
+  const double reference = testing::host_residual_norm(problem.start, problem.rhs);
+  SolveReport one, refined;
+  const HostGrid x_one = run_spectral<float>(problem, &one);
+  EXPECT_EQ(one.iterations, 1);
+  const double one_residual = testing::host_residual_norm(x_one, problem.rhs) / reference;
+  const HostGrid x = run_spectral<float>(problem, &refined, 1e-6);
+  const double residual = testing::host_residual_norm(x, problem.rhs) / reference;
+  if (one_residual > 1e-6) {
+    EXPECT_GE(refined.iterations, 2);
+    EXPECT_LE(refined.iterations, 3);
+  }
+  EXPECT_TRUE(refined.converged) << refined.relative_residual;
+  EXPECT_EQ(refined.stop_reason, "tolerance");
+  EXPECT_LE(residual, 1.1e-6);
+  EXPECT_LT(residual, one_residual);
+  EXPECT_LE(testing::max_abs_difference(x, image), testing::max_abs_difference(x_one, image));
+  // Tolerance 0: one solve, whatever its rounding.
+  EXPECT_EQ(one.stop_reason, "direct");
+}
+
 TEST(PoissonSpectral, ReconstructsTheTalksImage) {
   const HostGrid image = testing::test_image(266, 400);
   const Problem problem = reconstruction_problem(image);
