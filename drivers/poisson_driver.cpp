@@ -313,7 +313,7 @@ void run_typed(RunContext& context) {
                 config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
                 options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
                 : options.method == ps::Method::multigrid                                        ? "cycles"
-                : options.method == ps::Method::spectral                                         ? "direct solve"
+                : options.method == ps::Method::spectral                                         ? "direct solves"
                                                                                                  : "steps",
                 report.relative_residual, report.stop_reason.c_str());
   context.out << line;
