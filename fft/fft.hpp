@@ -68,7 +68,11 @@ class Plan {
   std::int64_t batch() const { return batch_; }
 
   // Each runs the kind it names and throws std::invalid_argument for another
-  // kind or extents other than the plan's. Returns once the output is written.
+  // kind or extents other than the plan's. The transform is ordered before
+  // later work on the default execution space instance (on CUDA it runs on
+  // that instance's stream and may still be running on return: fence before
+  // touching the output from the host other than by Kokkos::deep_copy).
+  // Not reentrant: one plan serves one thread at a time (its scratch rows).
   void execute(const View2D<const Complex>& in, const View2D<Complex>& out) const;  // complex_*
   void execute(const View2D<const T>& in, const View2D<Complex>& out) const;        // real_forward
   void execute(const View2D<const Complex>& in, const View2D<T>& out) const;        // real_backward

@@ -88,9 +88,20 @@ struct CosineCoefficients {
   KOKKOS_INLINE_FUNCTION void operator()(const int b, const int k) const { y(b, k) = spectrum(b, k).real(); }
 };
 
-Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>> rows_policy(std::int64_t rows,
-                                                                                    std::int64_t cols) {
-  return {{0, 0}, {int(rows), int(cols)}};
+// Row kernels over a flat range, consecutive threads on consecutive values
+// of a row: Kokkos 3.4's default MDRange tiles run them at a fraction of
+// the memory bandwidth (DEVELOPERS.md).
+template <class Functor>
+struct OverRows {
+  Functor row_functor;
+  std::int64_t cols;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const { row_functor(int(k / cols), int(k % cols)); }
+};
+
+template <class Functor>
+void for_rows(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows * cols),
+                       OverRows<Functor>{functor, cols});
 }
 
 template <class T>
@@ -138,13 +149,15 @@ class CufftEngine final : public Engine<T> {
         check(Cufft<T>::run_r2c(plan_, static_cast<R*>(const_cast<void*>(in)), static_cast<C*>(out)));
         break;
       case Kind::real_backward:
-        Kokkos::deep_copy(spectrum_, Rows<const Complex>(static_cast<const Complex*>(in), batch_, spectrum_.extent(1)));
+        Kokkos::deep_copy(ExecSpace(), spectrum_,
+                          Rows<const Complex>(static_cast<const Complex*>(in), batch_, spectrum_.extent(1)));
         check(Cufft<T>::run_c2r(plan_, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
         break;
       case Kind::dst1:
       case Kind::dct1: run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out)); break;
     }
-    ExecSpace().fence();
+    // No fence: cuFFT and the kernels run on the default instance's stream,
+    // ahead of whatever the caller launches next (fft.hpp).
   }
 
  private:
@@ -159,18 +172,16 @@ class CufftEngine final : public Engine<T> {
   void run_real_to_real(const T* in, T* out) {
     const Rows<const T> x(in, batch_, length_);
     const Rows<T> y(out, batch_, length_);
-    const auto extended_policy = rows_policy(batch_, fft_length_);
     if (kind_ == Kind::dst1)
-      Kokkos::parallel_for("fft_dst1_extend", extended_policy, ExtendOdd<T>{x, extended_});
+      for_rows("fft_dst1_extend", batch_, fft_length_, ExtendOdd<T>{x, extended_});
     else
-      Kokkos::parallel_for("fft_dct1_extend", extended_policy, ExtendEven<T>{x, extended_});
+      for_rows("fft_dct1_extend", batch_, fft_length_, ExtendEven<T>{x, extended_});
     using C = typename Cufft<T>::complex;
     check(Cufft<T>::run_r2c(plan_, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
-    const auto coefficients_policy = rows_policy(batch_, length_);
     if (kind_ == Kind::dst1)
-      Kokkos::parallel_for("fft_dst1_coefficients", coefficients_policy, SineCoefficients<T>{spectrum_, y});
+      for_rows("fft_dst1_coefficients", batch_, length_, SineCoefficients<T>{spectrum_, y});
     else
-      Kokkos::parallel_for("fft_dct1_coefficients", coefficients_policy, CosineCoefficients<T>{spectrum_, y});
+      for_rows("fft_dct1_coefficients", batch_, length_, CosineCoefficients<T>{spectrum_, y});
   }
 
   Kind kind_;

@@ -1,14 +1,17 @@
 // The spectral method: the Dirichlet problem solved directly, exact to
 // rounding. With the boundary ring folded into the right-hand side, the
 // interior (m = rows-2 by n = cols-2 points) satisfies L_m U + U L_n = B'
-// with L_k the 1-D second difference of k points and zero ends. Its
-// eigenvectors are the DST-I modes sin(pi (i+1)(p+1) / (k+1)), eigenvalues
-//   lambda_p = 2 cos(pi (p+1) / (k+1)) - 2 = -4 sin^2(pi (p+1) / (2 (k+1))),
-// the second form free of cancellation for the smooth modes. So
-//   U = S_m^-1 [ (S_m B' S_n) / (lambda_p + lambda_q) ] S_n^-1,
-// S the DST-I matrices (fft/fft.hpp; S^-1 = S / (2(k+1))): four batched
-// transforms, two transposes between them so every transform runs along
-// rows. The neumann and periodic boundaries: spectral_whole_grid.cpp.
+// with L_k the 1-D second difference of k points and zero ends. L_n's
+// eigenvectors are the DST-I modes sin(pi (j+1)(q+1) / (n+1)), eigenvalues
+//   lambda_q = 2 cos(pi (q+1) / (n+1)) - 2 = -4 sin^2(pi (q+1) / (2 (n+1))),
+// the second form free of cancellation for the smooth modes. A DST-I along
+// every row (fft/fft.hpp) turns the problem into one tridiagonal system per
+// mode q down the columns,
+//   u[i-1] + (lambda_q - 2) u[i] + u[i+1] = g[i],   u[-1] = u[m] = 0,
+// solved by the Thomas algorithm; a second DST-I along the rows (S^-1 =
+// S / (2(n+1))) gives U. Two transforms instead of four, no transposes, and
+// the columns walked with consecutive threads on consecutive modes (Hockney's
+// method). The neumann and periodic boundaries: spectral_whole_grid.cpp.
 #include <cmath>
 #include <utility>
 
@@ -68,39 +71,97 @@ struct AddCorrection {
   }
 };
 
+// Rows each thread of the column solve loads before its sequential
+// recurrence: independent loads in flight hide the latency of walking down a
+// column, which alone would leave the memory system idle.
+constexpr int column_chunk = 16;
+
+// The Thomas algorithm's factors c_i = 1 / (b_q - c_{i-1}), c_{-1} = 0,
+// b_q = lambda_q - 2, for every mode q: they depend on the shape alone, so a
+// workspace computes them once (in double, stored in T).
+template <class T>
+struct ThomasFactors {
+  View2D<T> factors;
+  View1D<const double> eigenvalues;
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    const double b = eigenvalues(q) - 2;
+    double c = 0;
+    for (int i = 0; i < int(factors.extent(0)); ++i) {
+      c = 1 / (b - c);
+      factors(i, q) = T(c);
+    }
+  }
+};
+
+// One mode's tridiagonal system down its column, in place: forward
+// d_i = (g_i - d_{i-1}) c_i, backward u_i = d_i - c_i u_{i+1}, in double,
+// u scaled by `scale` (the inverse transform's 1 / (2(n+1))) when stored.
+template <class T>
+struct ColumnSolve {
+  View2D<T> modes;
+  View2D<const T> factors;
+  double scale;
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    const int m = int(modes.extent(0));
+    T g[column_chunk], c[column_chunk];
+    double d = 0;
+    for (int first = 0; first < m; first += column_chunk) {
+      const int count = m - first < column_chunk ? m - first : column_chunk;
+      for (int k = 0; k < column_chunk; ++k)
+        if (k < count) {
+          g[k] = modes(first + k, q);
+          c[k] = factors(first + k, q);
+        }
+      for (int k = 0; k < column_chunk; ++k)
+        if (k < count) {
+          d = (double(g[k]) - d) * double(c[k]);
+          modes(first + k, q) = T(d);
+        }
+    }
+    double u = 0;
+    for (int last = m - 1; last >= 0; last -= column_chunk) {
+      const int count = last + 1 < column_chunk ? last + 1 : column_chunk;
+      for (int k = 0; k < column_chunk; ++k)
+        if (k < count) {
+          g[k] = modes(last - k, q);
+          c[k] = factors(last - k, q);
+        }
+      for (int k = 0; k < column_chunk; ++k)
+        if (k < count) {
+          u = double(g[k]) - double(c[k]) * u;
+          modes(last - k, q) = T(u * scale);
+        }
+    }
+  }
+};
+
 // What a Dirichlet solve of one shape needs besides x and B: built once and
 // kept for the next solve of that shape (workspace_cache.hpp).
 template <class T>
 struct DirichletWorkspace {
   using Key = std::pair<std::int64_t, std::int64_t>;  // rows, cols
-  View2D<T> interior, along_rows, columns, coefficients;
-  fft::Plan<T> row_transform, column_transform;
-  View1D<T> row_eigenvalues, column_eigenvalues;
+  View2D<T> interior, modes, factors;
+  fft::Plan<T> row_transform;
 
   DirichletWorkspace(std::int64_t m, std::int64_t n)
       : interior(spectral_grid<T>("spectral_interior", m, n)),
-        along_rows(spectral_grid<T>("spectral_along_rows", m, n)),
-        columns(spectral_grid<T>("spectral_columns", n, m)),
-        coefficients(spectral_grid<T>("spectral_coefficients", n, m)),
-        row_transform(fft::Kind::dst1, n, m),
-        column_transform(fft::Kind::dst1, m, n),
-        row_eigenvalues(second_difference_eigenvalues<T>(m, 1, pi() / double(2 * (m + 1)))),
-        column_eigenvalues(second_difference_eigenvalues<T>(n, 1, pi() / double(2 * (n + 1)))) {}
-  static double pi() { return std::acos(-1.0); }
+        modes(spectral_grid<T>("spectral_modes", m, n)),
+        factors(spectral_grid<T>("spectral_thomas_factors", m, n)),
+        row_transform(fft::Kind::dst1, n, m) {
+    const View1D<double> eigenvalues = second_difference_eigenvalues<double>(n, 1, std::acos(-1.0) / double(2 * (n + 1)));
+    Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         ThomasFactors<T>{factors, eigenvalues});
+  }
 };
 
-// U = L_interior^-1 of w.interior, in place: four transforms, two
-// transposes and the division by the eigenvalues.
+// U = L_interior^-1 of w.interior, in place.
 template <class T>
 void apply_inverse(DirichletWorkspace<T>& w) {
-  const std::int64_t m = w.interior.extent(0), n = w.interior.extent(1);
-  w.row_transform.execute(w.interior, w.along_rows);
-  transpose("spectral_transpose", w.along_rows, w.columns);
-  w.column_transform.execute(w.columns, w.coefficients);
-  divide_by_eigenvalues(w.coefficients, w.row_eigenvalues, w.column_eigenvalues, 4.0 * double(m + 1) * double(n + 1));
-  w.column_transform.execute(w.coefficients, w.columns);
-  transpose("spectral_transpose_back", w.columns, w.along_rows);
-  w.row_transform.execute(w.along_rows, w.interior);
+  const std::int64_t n = w.interior.extent(1);
+  w.row_transform.execute(w.interior, w.modes);
+  Kokkos::parallel_for("spectral_column_solve", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       ColumnSolve<T>{w.modes, w.factors, 1.0 / double(2 * (n + 1))});
+  w.row_transform.execute(w.modes, w.interior);
 }
 
 // Direct solves (one, then refinement steps) a solve may run. In float one
