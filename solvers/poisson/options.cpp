@@ -144,6 +144,12 @@ void check(const SolverOptions& options) {
   check(options.multigrid);
   require(options.cg_preconditioner == CgPreconditioner::none || options.method == Method::cg,
           "cg preconditioner " + name_of(options.cg_preconditioner) + " applies to method cg only (allowed: none)");
+  // CG needs a symmetric preconditioner: as many sweeps after the coarse
+  // correction as before (the post-smoothing then is the pre-smoothing's adjoint).
+  if (options.cg_preconditioner == CgPreconditioner::multigrid)
+    require(options.multigrid.pre_sweeps == options.multigrid.post_sweeps,
+            "cg preconditioner multigrid needs multigrid pre_sweeps == post_sweeps (a symmetric cycle), got " +
+                std::to_string(options.multigrid.pre_sweeps) + " and " + std::to_string(options.multigrid.post_sweeps));
 }
 
 void check(const MultigridOptions& options) {

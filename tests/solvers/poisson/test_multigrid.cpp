@@ -287,6 +287,15 @@ TEST(PoissonMultigridPreconditionedCg, OnlyCgTakesAPreconditioner) {
   options.method = Method::cg_fused;
   EXPECT_THROW(check(options), std::invalid_argument);
   EXPECT_EQ(cg_preconditioner_from_name("multigrid"), CgPreconditioner::multigrid);
+  // An unsymmetric cycle would void CG's guarantees: refused, naming both counts.
+  SolverOptions unsymmetric = preconditioned_cg(CgPreconditioner::multigrid, 10, 0);
+  unsymmetric.multigrid.post_sweeps = unsymmetric.multigrid.pre_sweeps + 1;
+  try {
+    check(unsymmetric);
+    ADD_FAILURE() << "an unsymmetric multigrid preconditioner was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("pre_sweeps == post_sweeps"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
