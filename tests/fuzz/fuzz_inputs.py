@@ -384,7 +384,7 @@ def image_pgm(rng, notes, rows, cols):
 def poisson_case(rng, notes):
     rows, cols = rng.choice([(3, 3), (4, 7), (12, 17), (19, 27), (30, 40)])
     source = rng.choice(["pgm", "pgm", "hdf5"])
-    solver = rng.choice(["jacobi", "jacobi_blocked", "cg", "cg_fused"])
+    solver = rng.choice(["jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral", "auto"])
     files = {}
     if source == "pgm":
         files["in.pgm"] = image_pgm(rng, notes, rows, cols)
