@@ -122,11 +122,17 @@ struct LoadedProblem {
   ps::Problem problem;
   unsigned maxval = 255;  // for PGM output
   bool image = false;
+  double image_mean = 0;  // neumann and periodic: added back to the zero-mean solution in the PGM
 };
 
 LoadedProblem load_problem(const config::Config& config) {
   const std::string source = config.string("problem.source");
   LoadedProblem loaded;
+  const ps::Boundary boundary = ps::boundary_from_name(config.string("poisson.boundary"));
+  if (source == "manufactured" && boundary != ps::Boundary::dirichlet)
+    throw ConfigError(config.where("poisson.boundary"), "poisson.boundary",
+                      "the manufactured problem has Dirichlet values on its ring",
+                      "dirichlet, or an image source (pgm, hdf5, synthetic) for neumann and periodic");
   if (source == "manufactured") {
     loaded.problem = ps::manufactured_problem(static_cast<std::size_t>(config.integer("problem.rows")),
                                               static_cast<std::size_t>(config.integer("problem.cols")));
@@ -135,7 +141,11 @@ LoadedProblem load_problem(const config::Config& config) {
     throw_if_interrupted();
     ps::HostGrid grid(image.rows, image.cols);
     grid.values = image.values;
-    loaded.problem = ps::reconstruction_problem(grid);
+    // neumann and periodic: B = the image's Laplacian with the boundary's own
+    // neighbours, the answer the image minus its mean.
+    loaded.problem = boundary == ps::Boundary::dirichlet ? ps::reconstruction_problem(grid)
+                                                         : ps::whole_grid_reconstruction_problem(grid, boundary);
+    if (boundary != ps::Boundary::dirichlet) loaded.image_mean = grid.values[0] - loaded.problem.exact->values[0];
     loaded.problem.description += " (" + image.description + ")";
     loaded.maxval = image.maxval;
     loaded.image = true;
@@ -350,7 +360,9 @@ void run_typed(RunContext& context) {
     if (!loaded.image)
       throw ConfigError(config.where("output.pgm"), "output.pgm", "a PGM needs an image source",
                         "problem.source: pgm, hdf5 or synthetic");
-    write_pgm(config, result, solution.values, solution.rows, solution.cols, loaded.maxval);
+    std::vector<double> picture = solution.values;
+    for (double& value : picture) value += loaded.image_mean;
+    write_pgm(config, result, picture, solution.rows, solution.cols, loaded.maxval);
   }
 }
 

@@ -48,6 +48,40 @@ Problem reconstruction_problem(const HostGrid& image) {
   return with_zero_interior(std::move(rhs), image, "B = discrete Laplacian of an image; boundary = its outer ring");
 }
 
+Problem whole_grid_reconstruction_problem(const HostGrid& image, Boundary boundary) {
+  require_interior(image.rows, image.cols, "the image");
+  check_finite(image, "the image");
+  const bool periodic = boundary == Boundary::periodic;
+  // The neighbour beyond an edge: wrapped around, or mirrored (X[-1] = X[1]).
+  const auto at = [periodic](std::size_t k, std::size_t before, std::size_t extent) {
+    if (k == before) return periodic ? extent - 1 : std::size_t(1);
+    if (k == extent) return periodic ? std::size_t(0) : extent - 2;
+    return k;
+  };
+  const std::size_t rows = image.rows, cols = image.cols, none = static_cast<std::size_t>(-1);
+  HostGrid rhs(rows, cols), exact(rows, cols);
+  double weighted_sum = 0, weights = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    throw_if_interrupted();
+    for (std::size_t j = 0; j < cols; ++j) {
+      rhs(i, j) = image(at(i - 1, none, rows), j) + image(at(i + 1, none, rows), j) + image(i, at(j - 1, none, cols)) +
+                  image(i, at(j + 1, none, cols)) - 4 * image(i, j);
+      const double w = periodic ? 1 : (i == 0 || i + 1 == rows ? 0.5 : 1) * (j == 0 || j + 1 == cols ? 0.5 : 1);
+      weighted_sum += w * image(i, j);
+      weights += w;
+    }
+  }
+  const double mean = weighted_sum / weights;
+  for (std::size_t k = 0; k < exact.values.size(); ++k) exact.values[k] = image.values[k] - mean;
+  Problem problem;
+  problem.rhs = std::move(rhs);
+  problem.start = HostGrid(rows, cols);
+  problem.exact = std::move(exact);
+  problem.description = std::string("B = discrete Laplacian of an image on the whole grid, ") +
+                        (periodic ? "periodic" : "neumann (mirrored edges)") + "; solution = the image minus its mean";
+  return problem;
+}
+
 double manufactured_solution(double x, double y) {
   const double pi = math::pi<double>();
   return std::sin(pi * x) * std::sin(2 * pi * y) + x * x - y / 2 + x * y;

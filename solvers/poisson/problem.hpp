@@ -7,6 +7,7 @@
 
 #include "core/interrupt.hpp"
 #include "core/spaces.hpp"
+#include "solvers/poisson/options.hpp"
 
 namespace portasolve::poisson {
 
@@ -31,6 +32,14 @@ struct Problem {
 // The talk's case: B = L image on the interior, the image's ring as boundary,
 // a zero interior to start from. The discrete solution is the image itself.
 Problem reconstruction_problem(const HostGrid& image);
+
+// The talk's case on the whole grid for the neumann and periodic boundaries
+// (options.hpp): B = L image at every point, the neighbours beyond an edge
+// given by the boundary's rule. Gradient-domain image editing rebuilds an
+// image from such a B (the divergence of its gradient field, zero flux
+// through the edges for neumann). The discrete solution is the image minus
+// its mean (trapezoid-weighted for neumann): the solvers' zero-mean answer.
+Problem whole_grid_reconstruction_problem(const HostGrid& image, Boundary boundary);
 
 // u(x, y) = sin(pi x) sin(2 pi y) + x^2 - y/2 + x y on x = j h, y = i h with
 // h = 1 / (max(rows, cols) - 1); B = h^2 (Laplacian of u), the boundary is u.

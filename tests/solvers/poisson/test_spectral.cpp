@@ -160,6 +160,28 @@ TEST(PoissonSpectral, AutoRunsSpectralWhereAnFftLibraryServesTheBackend) {
   else EXPECT_NO_THROW(check(options));
 }
 
+// Gradient-domain rebuild: B = L image on the whole grid with the boundary's
+// neighbours; the answer is the image minus its (weighted) mean.
+TEST(PoissonSpectral, WholeGridReconstructionReturnsTheImageMinusItsMean) {
+  const HostGrid image = testing::test_image(37, 52);
+  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
+    const Problem problem = whole_grid_reconstruction_problem(image, boundary);
+    SolveReport report;
+    const HostGrid x = run_spectral<double>(problem, &report, 0, boundary);
+    EXPECT_LE(testing::max_abs_difference(x, problem.exact.value()), 1e-9) << name_of(boundary);
+    // The exact answer differs from the image by one constant, and has zero (weighted) mean.
+    double weighted = 0;
+    for (std::size_t i = 0; i < image.rows; ++i)
+      for (std::size_t j = 0; j < image.cols; ++j) {
+        const double w = boundary == Boundary::periodic ? 1.0
+                         : (i == 0 || i + 1 == image.rows ? 0.5 : 1.0) * (j == 0 || j + 1 == image.cols ? 0.5 : 1.0);
+        weighted += w * problem.exact.value()(i, j);
+        EXPECT_NEAR(image(i, j) - problem.exact.value()(i, j), image(0, 0) - problem.exact.value()(0, 0), 1e-9);
+      }
+    EXPECT_NEAR(weighted, 0, 1e-8);
+  }
+}
+
 TEST(PoissonSpectral, FloatIsTheExactSolutionToFloatRounding) {
   for (const Size size : sizes) {
     const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 1000 + size.cols));
