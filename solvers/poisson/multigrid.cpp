@@ -224,14 +224,11 @@ class Hierarchy {
 
 template <class T>
 struct MultigridPreconditioner<T>::Cycle {
-  View2D<T> z, f;  // level 0's iterate and right-hand side
+  View2D<T> f;  // level 0's right-hand side; its iterate is the caller's z
   Hierarchy<T> hierarchy;
   MultigridCycle shape;
   Cycle(std::int64_t rows, std::int64_t cols, const MultigridOptions& options)
-      : z("poisson_mg_z", rows, cols),
-        f("poisson_mg_f", rows, cols),
-        hierarchy(z, f, options, /*symmetric=*/true),
-        shape(options.cycle) {}
+      : f("poisson_mg_f", rows, cols), hierarchy(f, f, options, /*symmetric=*/true), shape(options.cycle) {}
 };
 
 template <class T>
@@ -245,10 +242,11 @@ MultigridPreconditioner<T>::~MultigridPreconditioner() = default;
 template <class T>
 void MultigridPreconditioner<T>::apply(const View2D<T>& r, const View2D<T>& z) {
   Cycle& c = *cycle_;
-  for_interior("poisson_mg_negate", r.extent(0), r.extent(1), Negate<T>{r, c.f});
-  Kokkos::deep_copy(c.z, T(0));
+  // The cycle works on z itself: no copies in or out.
+  for_rectangle("poisson_mg_precondition_start", GridRectangle{0, 0, int(r.extent(0)), int(r.extent(1))},
+                StartPreconditioner<T>{r, c.f, z});
+  c.hierarchy.bind_finest(z, c.f);
   c.hierarchy.cycle(0, c.shape);
-  Kokkos::deep_copy(z, c.z);
 }
 
 template class MultigridPreconditioner<float>;

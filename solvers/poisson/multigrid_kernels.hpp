@@ -51,12 +51,18 @@ struct SerialGaussSeidel {
   }
 };
 
-// f = -r: cg's residual r = b - A u for A = -L turned into L z = f.
+// A preconditioner cycle's start, over the whole grid: f = -r on the interior
+// (cg's residual r = b - A u for A = -L turned into L z = f), zero on the
+// ring; z = 0 everywhere, the cycle's zero start and zero boundary.
 template <class T>
-struct Negate {
+struct StartPreconditioner {
   View2D<const T> r;
-  View2D<T> f;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { f(i, j) = -r(i, j); }
+  View2D<T> f, z;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    const bool ring = i == 0 || j == 0 || i + 1 == int(r.extent(0)) || j + 1 == int(r.extent(1));
+    f(i, j) = ring ? T(0) : -r(i, j);
+    z(i, j) = T(0);
+  }
 };
 
 // residual = f - L u, formed in Sum.
