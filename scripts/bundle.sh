@@ -74,6 +74,10 @@ cat > "$output/run_tests.sh" <<'EOF'
 # Runs every test binary of this bundle; extra arguments go to each binary
 # (e.g. --gtest_filter=Math.*). Exit status 0 only if all pass.
 here=$(cd "$(dirname "$0")" && pwd)
+# cuFFT is the node's (CUDA toolkit): its usual folder when the loader lacks it.
+if ldd "$here/bin/portasolve" 2>/dev/null | grep -q 'libcufft.*not found'; then
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 status=0
 passed=0
 failed=0

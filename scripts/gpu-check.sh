@@ -39,6 +39,10 @@ done
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bin="$bundle/bin/portasolve"
 [ -x "$bin" ] || { echo "gpu-check: no $bin (build it with scripts/bundle.sh)" >&2; exit 2; }
+# cuFFT is the node's (CUDA toolkit): its usual folder when the loader lacks it.
+if ldd "$bin" | grep -q 'libcufft.*not found'; then
+  export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$sanitizer" ] || { echo "gpu-check: compute-sanitizer not found" >&2; exit 2; }
 out=${out:-$(mktemp -d /tmp/gpu-check.XXXXXX)}
@@ -74,6 +78,12 @@ runs=(
   "cg_resident_f|poisson_image_cg|$poisson_small --set poisson.cg.kernel=resident --set poisson.max_iterations=50 --set poisson.tolerance=0"
   "cg_resident_d|poisson_image_cg|$poisson_small --set precision=double --set poisson.cg.kernel=resident --set poisson.max_iterations=50 --set poisson.tolerance=0"
   "cg_launches_d|poisson_image_cg|$poisson_small --set precision=double --set poisson.cg.kernel=launches --set poisson.max_iterations=50 --set poisson.tolerance=0"
+  "multigrid_v|poisson_image_multigrid|$poisson_small --set poisson.max_iterations=3 --set poisson.tolerance=0"
+  "multigrid_w_cheb_d|poisson_image_multigrid|$poisson_small --set precision=double --set poisson.multigrid.cycle=w --set poisson.multigrid.smoother=chebyshev --set poisson.max_iterations=2 --set poisson.tolerance=0"
+  "cg_multigrid|poisson_image_cg|$poisson_small --set poisson.solver=cg --set poisson.cg.preconditioner=multigrid --set poisson.max_iterations=4 --set poisson.tolerance=0"
+  "spectral_f|poisson_image_spectral|$poisson_small --set precision=float --set poisson.tolerance=1e-6"
+  "spectral_neumann|poisson_gradient_neumann|--set problem.rows=200 --set problem.cols=300 --set output.pgm=\"\""
+  "spectral_periodic_f|poisson_gradient_neumann|--set problem.rows=200 --set problem.cols=301 --set output.pgm=\"\" --set precision=float --set poisson.boundary=periodic"
   "smooth_box_fused|smoothing_100_passes|--set output.image=true --set image.rows=300 --set image.cols=500 --set smoothing.passes=10 --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "smooth_box_int|smoothing_box3_int|--set image.rows=300 --set image.cols=500 --set run.warmup=0 --set run.repeats=1"
   "smooth_gauss_u8|smoothing_gaussian|--set image.rows=200 --set image.cols=300 --set output.pgm=\"\""
