@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from portasolve_results import copy_bandwidth, print_table, run_experiment, text
+from portasolve_results import copy_bandwidth, poisson_summary, print_table, run_experiment, text
 
 
 def numpy_sweep_seconds(rows, cols, sweeps):
@@ -43,25 +43,13 @@ def numpy_sweep_seconds(rows, cols, sweeps):
 def solve(binary, config, output, *sets):
     with run_experiment(binary, config, output, *sets) as f:
         out, timing = f["output"].attrs, f["timing"].attrs
-        row = {
-            "solver": text(out["solver"]),
-            "iterations": int(out["iterations"]),
-            "residual": float(out["relative_residual"]),
-            "seconds": float(timing["solve_s"]),
-            "rows": int(f["input"].attrs["rows"]),
-            "cols": int(f["input"].attrs["cols"]),
-            "device": text(f.attrs["device"]),
-            "space": text(f.attrs["execution_space"]),
-            "error": float(out["error_max_abs"]) if "error_max_abs" in out else float("nan"),
-            "kernel": text(out["blocked_kernel"]) if "blocked_kernel" in out else "-",
-        }
+        row = poisson_summary(f)
+        row["kernel"] = text(out["blocked_kernel"]) if "blocked_kernel" in out else "-"
         if "baseline_s" in timing:
             row["baseline_seconds"] = float(timing["baseline_s"])
             row["baseline_residual"] = float(out["baseline_relative_residual"])
             row["baseline_iterations"] = int(out["baseline_iterations"])
     return row
-
-
 
 
 def main():

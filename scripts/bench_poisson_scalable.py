@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from portasolve_results import copy_bandwidth, print_table, run_experiment, text
+from portasolve_results import copy_bandwidth, poisson_summary, print_table, run_experiment
 
 TALK = "configs/poisson_image_cg.yaml"
 # Grid accesses (reads and writes of one value) per fine interior point that a V(2,2) cycle with red-black
@@ -38,20 +38,7 @@ ACCESSES_PER_POINT_PER_CYCLE = (4 * 6 + 2.5 + 2.25) * 4 / 3 + 2
 
 def solve(binary, config, output, *sets):
     with run_experiment(binary, config, output, *sets) as f:
-        out, timing = f["output"].attrs, f["timing"].attrs
-        history = f["output/residual_history"][()]
-        return {
-            "solver": text(out["solver"]),
-            "iterations": int(out["iterations"]),
-            "residual": float(out["relative_residual"]),
-            "seconds": float(timing["solve_s"]),
-            "rows": int(f["input"].attrs["rows"]),
-            "cols": int(f["input"].attrs["cols"]),
-            "device": text(f.attrs["device"]),
-            "space": text(f.attrs["execution_space"]),
-            "error": float(out["error_max_abs"]) if "error_max_abs" in out else float("nan"),
-            "history": history,
-        }
+        return dict(poisson_summary(f), history=f["output/residual_history"][()])
 
 
 def eigenvalues(n, dtype):

@@ -67,6 +67,23 @@ def run_experiment(binary, config, output, *assignments):
     return open_result(output)
 
 
+def poisson_summary(f):
+    """The numbers a Poisson benchmark reads from an open result file: solver, iterations, final residual,
+    solve seconds (median of the repeats), grid, device, and the max error when the solution is known."""
+    out, timing = f["output"].attrs, f["timing"].attrs
+    return {
+        "solver": text(out["solver"]),
+        "iterations": int(out["iterations"]),
+        "residual": float(out["relative_residual"]),
+        "seconds": float(timing["solve_s"]),
+        "rows": int(f["input"].attrs["rows"]),
+        "cols": int(f["input"].attrs["cols"]),
+        "device": text(f.attrs["device"]),
+        "space": text(f.attrs["execution_space"]),
+        "error": float(out["error_max_abs"]) if "error_max_abs" in out else float("nan"),
+    }
+
+
 def fail(message, code=2):
     print(f"{sys.argv[0]}: error: {message}", file=sys.stderr)
     sys.exit(code)
