@@ -113,13 +113,10 @@ class CufftEngine final : public Engine<T> {
     const cufftType type = kind == Kind::complex_forward || kind == Kind::complex_backward ? Cufft<T>::c2c
                            : kind == Kind::real_backward                                   ? Cufft<T>::c2r
                                                                                            : Cufft<T>::r2c;
-    check_cufft(cufftPlanMany(&plan_, 1, &n, nullptr, 1, n, nullptr, 1, n, type, int(batch)), "cufftPlanMany", kind,
-                length);
-    const cufftResult stream = cufftSetStream(plan_, ExecSpace().cuda_stream());
-    if (stream != CUFFT_SUCCESS) {
-      cufftDestroy(plan_);
-      check_cufft(stream, "cufftSetStream", kind, length);
-    }
+    check_cufft(cufftPlanMany(&plan_.handle, 1, &n, nullptr, 1, n, nullptr, 1, n, type, int(batch)), "cufftPlanMany",
+                kind, length);
+    plan_.made = true;
+    check_cufft(cufftSetStream(plan_.handle, ExecSpace().cuda_stream()), "cufftSetStream", kind, length);
     const std::int64_t spectrum = fft_length_ / 2 + 1;
     if (kind == Kind::dst1 || kind == Kind::dct1) {
       extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, fft_length_);
@@ -131,7 +128,6 @@ class CufftEngine final : public Engine<T> {
                                              spectrum);
     }
   }
-  ~CufftEngine() override { cufftDestroy(plan_); }
   CufftEngine(const CufftEngine&) = delete;
   CufftEngine& operator=(const CufftEngine&) = delete;
 
@@ -142,16 +138,16 @@ class CufftEngine final : public Engine<T> {
     switch (kind_) {
       case Kind::complex_forward:
       case Kind::complex_backward:
-        check(Cufft<T>::run_c2c(plan_, static_cast<C*>(const_cast<void*>(in)), static_cast<C*>(out),
+        check(Cufft<T>::run_c2c(plan_.handle, static_cast<C*>(const_cast<void*>(in)), static_cast<C*>(out),
                                 kind_ == Kind::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE));
         break;
       case Kind::real_forward:
-        check(Cufft<T>::run_r2c(plan_, static_cast<R*>(const_cast<void*>(in)), static_cast<C*>(out)));
+        check(Cufft<T>::run_r2c(plan_.handle, static_cast<R*>(const_cast<void*>(in)), static_cast<C*>(out)));
         break;
       case Kind::real_backward:
         Kokkos::deep_copy(ExecSpace(), spectrum_,
                           Rows<const Complex>(static_cast<const Complex*>(in), batch_, spectrum_.extent(1)));
-        check(Cufft<T>::run_c2r(plan_, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
+        check(Cufft<T>::run_c2r(plan_.handle, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
         break;
       case Kind::dst1:
       case Kind::dct1: run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out)); break;
@@ -177,7 +173,7 @@ class CufftEngine final : public Engine<T> {
     else
       for_rows("fft_dct1_extend", batch_, fft_length_, ExtendEven<T>{x, extended_});
     using C = typename Cufft<T>::complex;
-    check(Cufft<T>::run_r2c(plan_, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
+    check(Cufft<T>::run_r2c(plan_.handle, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
     if (kind_ == Kind::dst1)
       for_rows("fft_dst1_coefficients", batch_, length_, SineCoefficients<T>{spectrum_, y});
     else
@@ -186,7 +182,19 @@ class CufftEngine final : public Engine<T> {
 
   Kind kind_;
   std::int64_t length_, batch_, fft_length_;
-  cufftHandle plan_ = 0;
+  // Destroyed with the engine, also when the constructor throws after
+  // making it (a failed allocation of the scratch rows).
+  struct PlanHandle {
+    cufftHandle handle = 0;
+    bool made = false;
+    PlanHandle() = default;
+    PlanHandle(const PlanHandle&) = delete;
+    PlanHandle& operator=(const PlanHandle&) = delete;
+    ~PlanHandle() {
+      if (made) cufftDestroy(handle);
+    }
+  };
+  PlanHandle plan_;
   View2D<T> extended_;
   View2D<Kokkos::complex<T>> spectrum_;
 };
