@@ -16,12 +16,11 @@
 // real_backward's input: length/2 + 1 complex values), one row per batch
 // entry. Input and output must be different, non-overlapping Views; the
 // input is never modified.
+#include <Kokkos_Complex.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <Kokkos_Complex.hpp>
 
 #include "core/spaces.hpp"
 

@@ -8,8 +8,8 @@
 namespace portasolve::fft {
 
 const std::vector<std::string>& kind_names() {
-  static const std::vector<std::string> names{"complex_forward", "complex_backward", "real_forward",
-                                              "real_backward",   "dst1",             "dct1"};
+  static const std::vector<std::string> names{
+      "complex_forward", "complex_backward", "real_forward", "real_backward", "dst1", "dct1"};
   return names;
 }
 std::string name_of(Kind kind) { return kind_names()[static_cast<std::size_t>(kind)]; }
@@ -63,9 +63,9 @@ Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning plann
   require(batch >= 1, "batch must be >= 1, not " + std::to_string(batch));
   // The libraries count in int; DST-I and DCT-I may run at twice the length.
   const std::int64_t int_range = std::numeric_limits<int>::max();
-  require(length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range,
-          "length x batch " + std::to_string(length) + " x " + std::to_string(batch) +
-              " exceeds the libraries' int range");
+  require(
+      length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range,
+      "length x batch " + std::to_string(length) + " x " + std::to_string(batch) + " exceeds the libraries' int range");
   engine_ = detail::make_engine<T>(kind, length, batch, planning);
 }
 

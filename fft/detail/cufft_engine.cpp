@@ -35,7 +35,9 @@ struct Cufft<double> {
   using real = cufftDoubleReal;
   using complex = cufftDoubleComplex;
   static constexpr cufftType c2c = CUFFT_Z2Z, r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) { return cufftExecZ2Z(p, in, out, sign); }
+  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) {
+    return cufftExecZ2Z(p, in, out, sign);
+  }
   static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecD2Z(p, in, out); }
   static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecZ2D(p, in, out); }
 };
@@ -45,7 +47,9 @@ struct Cufft<float> {
   using real = cufftReal;
   using complex = cufftComplex;
   static constexpr cufftType c2c = CUFFT_C2C, r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) { return cufftExecC2C(p, in, out, sign); }
+  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) {
+    return cufftExecC2C(p, in, out, sign);
+  }
   static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecR2C(p, in, out); }
   static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecC2R(p, in, out); }
 };
@@ -57,9 +61,12 @@ struct ExtendOdd {
   Rows<T> z;
   KOKKOS_INLINE_FUNCTION void operator()(const int b, const int m) const {
     const int n = int(x.extent(1)), half = n + 1;
-    if (m == 0 || m == half) z(b, m) = T(0);
-    else if (m < half) z(b, m) = x(b, m - 1);
-    else z(b, m) = -x(b, 2 * half - m - 1);
+    if (m == 0 || m == half)
+      z(b, m) = T(0);
+    else if (m < half)
+      z(b, m) = x(b, m - 1);
+    else
+      z(b, m) = -x(b, 2 * half - m - 1);
   }
 };
 
@@ -120,8 +127,8 @@ class CufftEngine final : public Engine<T> {
     const std::int64_t spectrum = fft_length_ / 2 + 1;
     if (kind == Kind::dst1 || kind == Kind::dct1) {
       extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, fft_length_);
-      spectrum_ = View2D<Kokkos::complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch,
-                                             spectrum);
+      spectrum_ =
+          View2D<Kokkos::complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch, spectrum);
     } else if (kind == Kind::real_backward) {
       // cuFFT's complex-to-real transforms overwrite their input: they get a copy.
       spectrum_ = View2D<Kokkos::complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_input_copy"), batch,
@@ -150,7 +157,9 @@ class CufftEngine final : public Engine<T> {
         check(Cufft<T>::run_c2r(plan_.handle, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
         break;
       case Kind::dst1:
-      case Kind::dct1: run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out)); break;
+      case Kind::dct1:
+        run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out));
+        break;
     }
     // No fence: cuFFT and the kernels run on the default instance's stream,
     // ahead of whatever the caller launches next (fft.hpp).

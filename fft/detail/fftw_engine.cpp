@@ -136,12 +136,24 @@ class FftwEngine final : public Engine<T> {
     std::lock_guard<std::mutex> lock(planner_mutex());
     use_threads();
     switch (kind) {
-      case Kind::complex_forward: plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_FORWARD, flags); break;
-      case Kind::complex_backward: plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_BACKWARD, flags); break;
-      case Kind::real_forward: plan_ = Fftw<T>::r2c(n, count, in_real, out_complex, flags); break;
-      case Kind::real_backward: plan_ = Fftw<T>::c2r(n, count, in_complex, out_real, flags); break;
-      case Kind::dst1: plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_RODFT00, flags); break;
-      case Kind::dct1: plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_REDFT00, flags); break;
+      case Kind::complex_forward:
+        plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_FORWARD, flags);
+        break;
+      case Kind::complex_backward:
+        plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_BACKWARD, flags);
+        break;
+      case Kind::real_forward:
+        plan_ = Fftw<T>::r2c(n, count, in_real, out_complex, flags);
+        break;
+      case Kind::real_backward:
+        plan_ = Fftw<T>::c2r(n, count, in_complex, out_real, flags);
+        break;
+      case Kind::dst1:
+        plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_RODFT00, flags);
+        break;
+      case Kind::dct1:
+        plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_REDFT00, flags);
+        break;
     }
     if (!plan_)
       throw SolverError("FFTW could not plan a " + name_of(kind) + " transform of length " + std::to_string(length) +
@@ -159,11 +171,19 @@ class FftwEngine final : public Engine<T> {
     void* input = const_cast<void*>(in);
     switch (kind_) {
       case Kind::complex_forward:
-      case Kind::complex_backward: Fftw<T>::run_dft(plan_, input, out); break;
-      case Kind::real_forward: Fftw<T>::run_r2c(plan_, input, out); break;
-      case Kind::real_backward: Fftw<T>::run_c2r(plan_, input, out); break;
+      case Kind::complex_backward:
+        Fftw<T>::run_dft(plan_, input, out);
+        break;
+      case Kind::real_forward:
+        Fftw<T>::run_r2c(plan_, input, out);
+        break;
+      case Kind::real_backward:
+        Fftw<T>::run_c2r(plan_, input, out);
+        break;
       case Kind::dst1:
-      case Kind::dct1: Fftw<T>::run_r2r(plan_, input, out); break;
+      case Kind::dct1:
+        Fftw<T>::run_r2r(plan_, input, out);
+        break;
     }
   }
 

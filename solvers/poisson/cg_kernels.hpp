@@ -21,8 +21,7 @@ struct TrueResidual {
   View2D<const T> x, rhs;
   View2D<T> r;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j, Sum& rr) const {
-    const Sum laplacian = Sum(x(i - 1, j)) + Sum(x(i + 1, j)) + Sum(x(i, j - 1)) + Sum(x(i, j + 1)) - 4 * Sum(x(i, j));
-    const T value = static_cast<T>(laplacian - Sum(rhs(i, j)));
+    const T value = static_cast<T>(laplacian_at<Sum>(x, i, j) - Sum(rhs(i, j)));
     r(i, j) = value;
     rr += Sum(value) * Sum(value);
   }

@@ -109,8 +109,6 @@ class Hierarchy {
     chebyshev_ = chebyshev_coefficients(most_sweeps);
   }
 
-  std::size_t depth() const { return levels_.size(); }
-
   // Level 0 is the caller's x and B: a kept hierarchy is pointed at each
   // solve's, and at nothing between solves (it must not keep them alive).
   void bind_finest(const View2D<T>& x, const View2D<T>& rhs) {
@@ -261,8 +259,15 @@ template <class T>
 struct MultigridWorkspace {
   using Key = std::tuple<std::int64_t, std::int64_t, MultigridCycle, MultigridSmoother, int, int, int, bool, double>;
   static Key key_of(const View2D<T>& x, const MultigridOptions& mg) {
-    return Key{std::int64_t(x.extent(0)), std::int64_t(x.extent(1)), mg.cycle, mg.smoother, mg.pre_sweeps,
-               mg.post_sweeps, mg.coarsest_size, mg.fmg, mg.jacobi_omega};
+    return Key{std::int64_t(x.extent(0)),
+               std::int64_t(x.extent(1)),
+               mg.cycle,
+               mg.smoother,
+               mg.pre_sweeps,
+               mg.post_sweeps,
+               mg.coarsest_size,
+               mg.fmg,
+               mg.jacobi_omega};
   }
   Hierarchy<T> hierarchy;
 };

@@ -59,8 +59,7 @@ struct StartPreconditioner {
   View2D<const T> r;
   View2D<T> f, z;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
-    const bool ring = i == 0 || j == 0 || i + 1 == int(r.extent(0)) || j + 1 == int(r.extent(1));
-    f(i, j) = ring ? T(0) : -r(i, j);
+    f(i, j) = on_ring(i, j, r.extent(0), r.extent(1)) ? T(0) : -r(i, j);
     z(i, j) = T(0);
   }
 };

@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
+#include "solvers/poisson/whole_grid.hpp"
 
 namespace portasolve::poisson {
 
@@ -52,21 +53,16 @@ Problem whole_grid_reconstruction_problem(const HostGrid& image, Boundary bounda
   require_interior(image.rows, image.cols, "the image");
   check_finite(image, "the image");
   const bool periodic = boundary == Boundary::periodic;
-  // The neighbour beyond an edge: wrapped around, or mirrored (X[-1] = X[1]).
-  const auto at = [periodic](std::size_t k, std::size_t before, std::size_t extent) {
-    if (k == before) return periodic ? extent - 1 : std::size_t(1);
-    if (k == extent) return periodic ? std::size_t(0) : extent - 2;
-    return k;
-  };
-  const std::size_t rows = image.rows, cols = image.cols, none = static_cast<std::size_t>(-1);
-  HostGrid rhs(rows, cols), exact(rows, cols);
+  const int rows = static_cast<int>(image.rows), cols = static_cast<int>(image.cols);
+  HostGrid rhs(image.rows, image.cols), exact(image.rows, image.cols);
   double weighted_sum = 0, weights = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
+  for (int i = 0; i < rows; ++i) {
     throw_if_interrupted();
-    for (std::size_t j = 0; j < cols; ++j) {
-      rhs(i, j) = image(at(i - 1, none, rows), j) + image(at(i + 1, none, rows), j) + image(i, at(j - 1, none, cols)) +
-                  image(i, at(j + 1, none, cols)) - 4 * image(i, j);
-      const double w = periodic ? 1 : (i == 0 || i + 1 == rows ? 0.5 : 1) * (j == 0 || j + 1 == cols ? 0.5 : 1);
+    for (int j = 0; j < cols; ++j) {
+      rhs(i, j) = image(neighbour(i - 1, rows, periodic), j) + image(neighbour(i + 1, rows, periodic), j) +
+                  image(i, neighbour(j - 1, cols, periodic)) + image(i, neighbour(j + 1, cols, periodic)) -
+                  4 * image(i, j);
+      const double w = mean_weight(i, j, rows, cols, periodic);
       weighted_sum += w * image(i, j);
       weights += w;
     }

@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
 
 #include "core/errors.hpp"
 #include "solvers/poisson/check_schedule.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/stencil.hpp"
-#include "solvers/poisson/workspace_cache.hpp"
 #include "solvers/poisson/whole_grid.hpp"
 
 namespace portasolve::poisson {
@@ -75,10 +73,7 @@ namespace {
 template <class T, class Sum>
 struct ZeroInteriorResidualSquared {
   View2D<const T> x, rhs;
-  KOKKOS_INLINE_FUNCTION Sum ring(const std::int64_t i, const std::int64_t j) const {
-    const bool on_ring = i == 0 || j == 0 || i + 1 == std::int64_t(x.extent(0)) || j + 1 == std::int64_t(x.extent(1));
-    return on_ring ? Sum(x(i, j)) : Sum(0);
-  }
+  KOKKOS_INLINE_FUNCTION Sum ring(const std::int64_t i, const std::int64_t j) const { return Sum(ring_value(x, i, j)); }
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j, Sum& sum) const {
     const Sum r = Sum(rhs(i, j)) - (ring(i - 1, j) + ring(i + 1, j) + ring(i, j - 1) + ring(i, j + 1));
     sum += r * r;
@@ -150,43 +145,6 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   recheck_final_residual(x, rhs, options, schedule.report());
   schedule.report().method = options.method;
   return schedule.report();
-}
-
-namespace detail {
-namespace {
-std::mutex cache_registry_mutex;
-std::vector<void (*)()>& cache_clearers() {
-  static std::vector<void (*)()> clearers;
-  return clearers;
-}
-bool release_hook_pushed = false;
-}  // namespace
-
-void register_workspace_cache(void (*clear)()) {
-  const std::lock_guard<std::mutex> lock(cache_registry_mutex);
-  cache_clearers().push_back(clear);
-}
-
-void release_workspaces_at_finalize() {
-  const std::lock_guard<std::mutex> lock(cache_registry_mutex);
-  if (release_hook_pushed) return;
-  // Kokkos runs (and forgets) its hooks at every finalize: one per session.
-  Kokkos::push_finalize_hook([] {
-    release_workspaces();
-    const std::lock_guard<std::mutex> inner(cache_registry_mutex);
-    release_hook_pushed = false;
-  });
-  release_hook_pushed = true;
-}
-}  // namespace detail
-
-void release_workspaces() {
-  std::vector<void (*)()> clearers;
-  {
-    const std::lock_guard<std::mutex> lock(detail::cache_registry_mutex);
-    clearers = detail::cache_clearers();
-  }
-  for (const auto clear : clearers) clear();
 }
 
 template SolveReport solve<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&,

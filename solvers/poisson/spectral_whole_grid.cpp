@@ -31,10 +31,7 @@ struct WeightedSum {
   View2D<const T> rhs;
   bool trapezoid, absolute;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& sum) const {
-    const int rows = int(rhs.extent(0)), cols = int(rhs.extent(1));
-    double weight = 1;
-    if (trapezoid && (i == 0 || i + 1 == rows)) weight *= 0.5;
-    if (trapezoid && (j == 0 || j + 1 == cols)) weight *= 0.5;
+    const double weight = mean_weight(i, j, int(rhs.extent(0)), int(rhs.extent(1)), !trapezoid);
     const double value = double(rhs(i, j));
     sum += weight * (absolute && value < 0 ? -value : value);
   }

@@ -231,8 +231,7 @@ TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
   const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), twice);
   const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
   for (std::int64_t b = 0; b < batch; ++b)
-    for (std::int64_t j = 0; j < n; ++j)
-      EXPECT_NEAR(host(b, j) / T(2 * (n + 1)), host_in(b, j), 10 * tolerance<T>());
+    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(host(b, j) / T(2 * (n + 1)), host_in(b, j), 10 * tolerance<T>());
 }
 
 TEST(Fft, BadArgumentsAreNamed) {

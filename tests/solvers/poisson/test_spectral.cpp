@@ -156,8 +156,10 @@ TEST(PoissonSpectral, AutoRunsSpectralWhereAnFftLibraryServesTheBackend) {
   EXPECT_TRUE(report.converged);
   EXPECT_LE(relative_difference(to_host(x), reference_solution(problem.start, problem.rhs)), 1e-8);
   options.boundary = Boundary::periodic;
-  if (expected == Method::multigrid) EXPECT_THROW(check(options), std::invalid_argument);
-  else EXPECT_NO_THROW(check(options));
+  if (expected == Method::multigrid)
+    EXPECT_THROW(check(options), std::invalid_argument);
+  else
+    EXPECT_NO_THROW(check(options));
 }
 
 // Gradient-domain rebuild: B = L image on the whole grid with the boundary's
@@ -174,7 +176,8 @@ TEST(PoissonSpectral, WholeGridReconstructionReturnsTheImageMinusItsMean) {
     for (std::size_t i = 0; i < image.rows; ++i)
       for (std::size_t j = 0; j < image.cols; ++j) {
         const double w = boundary == Boundary::periodic ? 1.0
-                         : (i == 0 || i + 1 == image.rows ? 0.5 : 1.0) * (j == 0 || j + 1 == image.cols ? 0.5 : 1.0);
+                                                        : (i == 0 || i + 1 == image.rows ? 0.5 : 1.0) *
+                                                              (j == 0 || j + 1 == image.cols ? 0.5 : 1.0);
         weighted += w * problem.exact.value()(i, j);
         EXPECT_NEAR(image(i, j) - problem.exact.value()(i, j), image(0, 0) - problem.exact.value()(0, 0), 1e-9);
       }
@@ -244,8 +247,8 @@ HostGrid whole_grid_laplacian(const HostGrid& x, Boundary boundary) {
   HostGrid result(x.rows, x.cols);
   for (long i = 0; i < rows; ++i)
     for (long j = 0; j < cols; ++j)
-      result(i, j) = x(at(i - 1, rows), j) + x(at(i + 1, rows), j) + x(i, at(j - 1, cols)) + x(i, at(j + 1, cols)) -
-                     4 * x(i, j);
+      result(i, j) =
+          x(at(i - 1, rows), j) + x(at(i + 1, rows), j) + x(i, at(j - 1, cols)) + x(i, at(j + 1, cols)) - 4 * x(i, j);
   return result;
 }
 
@@ -277,8 +280,8 @@ TEST(PoissonSpectral, NeumannAndPeriodicReturnTheSolutionOfZeroMean) {
       const Problem problem = whole_grid_problem(size.rows, size.cols, boundary, unsigned(size.rows + 7 * size.cols));
       SolveReport report;
       const HostGrid x = run_spectral<double>(problem, &report, 0, boundary);
-      EXPECT_LE(relative_difference(x, *problem.exact), 1e-11) << name_of(boundary) << " " << size.rows << "x"
-                                                                << size.cols;
+      EXPECT_LE(relative_difference(x, *problem.exact), 1e-11)
+          << name_of(boundary) << " " << size.rows << "x" << size.cols;
       EXPECT_LE(report.relative_residual, 1e-12) << name_of(boundary);
       EXPECT_LE(relative_difference(run_spectral<float>(problem, nullptr, 0, boundary), *problem.exact), 1e-4)
           << name_of(boundary) << " float " << size.rows << "x" << size.cols;
