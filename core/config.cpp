@@ -16,14 +16,22 @@ namespace {
 
 const char* kind_name(Kind kind) {
   switch (kind) {
-    case Kind::Boolean: return "true or false";
-    case Kind::Integer: return "an integer";
-    case Kind::Real: return "a number";
-    case Kind::String: return "a string";
-    case Kind::Choice: return "one of";
-    case Kind::RealList: return "a list of numbers";
-    case Kind::IntegerList: return "a list of integers";
-    case Kind::ChoiceList: return "a list, each one of";
+    case Kind::Boolean:
+      return "true or false";
+    case Kind::Integer:
+      return "an integer";
+    case Kind::Real:
+      return "a number";
+    case Kind::String:
+      return "a string";
+    case Kind::Choice:
+      return "one of";
+    case Kind::RealList:
+      return "a list of numbers";
+    case Kind::IntegerList:
+      return "a list of integers";
+    case Kind::ChoiceList:
+      return "a list, each one of";
   }
   return "?";
 }
@@ -86,8 +94,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution =
-          diagonal + (std::tolower(static_cast<unsigned char>(a[i - 1])) != std::tolower(static_cast<unsigned char>(b[j - 1])));
+      const std::size_t substitution = diagonal + (std::tolower(static_cast<unsigned char>(a[i - 1])) !=
+                                                   std::tolower(static_cast<unsigned char>(b[j - 1])));
       diagonal = row[j];
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
     }
@@ -167,18 +175,21 @@ void Field::check_number(double value, const SourceLocation& where, const std::s
 void Field::check_choice(const std::string& value, const SourceLocation& where) const {
   if (std::find(choices_.begin(), choices_.end(), value) != choices_.end()) return;
   const std::string suggestion = closest_match(value, choices_);
-  throw ConfigError(where, path_, "got '" + value + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"),
+  throw ConfigError(where, path_,
+                    "got '" + value + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"),
                     allowed());
 }
 
 YAML::Node Field::validate(const YAML::Node& value, const SourceLocation& where) const {
   const auto scalar = [&](const YAML::Node& item, Kind as) -> YAML::Node {
-    if (!item.IsScalar()) throw ConfigError(where, path_, "expected " + std::string(kind_name(as)) + ", got " + describe(item), allowed());
+    if (!item.IsScalar())
+      throw ConfigError(where, path_, "expected " + std::string(kind_name(as)) + ", got " + describe(item), allowed());
     const std::string& text = item.Scalar();
     switch (as) {
       case Kind::Boolean: {
         bool flag = false;
-        if (!is_bool_text(text, flag)) throw ConfigError(where, path_, "expected true or false, got '" + text + "'", allowed());
+        if (!is_bool_text(text, flag))
+          throw ConfigError(where, path_, "expected true or false, got '" + text + "'", allowed());
         return YAML::Node(flag);
       }
       case Kind::Integer: {
@@ -194,9 +205,13 @@ YAML::Node Field::validate(const YAML::Node& value, const SourceLocation& where)
         check_number(*number, where, text);
         return YAML::Node(format_bound(*number));
       }
-      case Kind::String: return YAML::Node(text);
-      case Kind::Choice: check_choice(text, where); return YAML::Node(text);
-      default: break;
+      case Kind::String:
+        return YAML::Node(text);
+      case Kind::Choice:
+        check_choice(text, where);
+        return YAML::Node(text);
+      default:
+        break;
     }
     throw std::logic_error("config: list kind used as scalar");
   };
@@ -207,7 +222,9 @@ YAML::Node Field::validate(const YAML::Node& value, const SourceLocation& where)
     case Kind::IntegerList:
     case Kind::ChoiceList: {
       if (!value.IsSequence()) throw ConfigError(where, path_, "expected a list, got " + describe(value), allowed());
-      const Kind item_kind = kind_ == Kind::RealList ? Kind::Real : kind_ == Kind::IntegerList ? Kind::Integer : Kind::Choice;
+      const Kind item_kind = kind_ == Kind::RealList      ? Kind::Real
+                             : kind_ == Kind::IntegerList ? Kind::Integer
+                                                          : Kind::Choice;
       YAML::Node items(YAML::NodeType::Sequence);
       // A list of rows (a matrix) reads as its entries, row by row.
       for (const auto& item : value) {
@@ -221,7 +238,8 @@ YAML::Node Field::validate(const YAML::Node& value, const SourceLocation& where)
       items.SetStyle(YAML::EmitterStyle::Flow);
       return items;
     }
-    default: return scalar(value, kind_);
+    default:
+      return scalar(value, kind_);
   }
 }
 
@@ -243,7 +261,8 @@ Config Schema::validate(YAML::Node raw, const std::string& file, const std::vect
   // Not cloned: clones lose the source marks errors point at.
   YAML::Node document = raw.IsDefined() && !raw.IsNull() ? raw : YAML::Node(YAML::NodeType::Map);
   if (!document.IsMap())
-    throw ConfigError(mark_of(file, document.Mark()), "", "expected a group of keys at the top, got " + describe(document));
+    throw ConfigError(mark_of(file, document.Mark()), "",
+                      "expected a group of keys at the top, got " + describe(document));
 
   // --set assignments, applied to the tree; remembered so errors point at them.
   std::map<std::string, std::string> overridden;  // key path -> assignment
@@ -254,7 +273,8 @@ Config Schema::validate(YAML::Node raw, const std::string& file, const std::vect
     node.reset(document);
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
       YAML::Node child = node[parts[i]];
-      if (!child.IsDefined() || child.IsNull()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      if (!child.IsDefined() || child.IsNull())
+        node[parts[i]] = YAML::Node(YAML::NodeType::Map);
       else if (!child.IsMap())
         throw ConfigError(SourceLocation{"--set " + assignment}, key, "'" + parts[i] + "' is not a group of keys");
       YAML::Node next = node[parts[i]];
@@ -300,8 +320,8 @@ Config Schema::validate(YAML::Node raw, const std::string& file, const std::vect
       const std::vector<std::string> children = children_of(path);
       if (!children.empty()) {
         if (!entry.second.IsMap())
-          throw ConfigError(locate(path, entry.second.Mark()), path, "expected a group of keys, got " + describe(entry.second),
-                            "keys " + join(children));
+          throw ConfigError(locate(path, entry.second.Mark()), path,
+                            "expected a group of keys, got " + describe(entry.second), "keys " + join(children));
         self(self, entry.second, path);
         continue;
       }
@@ -341,7 +361,8 @@ bool Config::has(const std::string& path) const { return values_.count(path) > 0
 
 const YAML::Node& Config::value(const std::string& path) const {
   const auto it = values_.find(path);
-  if (it == values_.end()) throw std::logic_error("config: no value for key '" + path + "' (not in the schema, or optional)");
+  if (it == values_.end())
+    throw std::logic_error("config: no value for key '" + path + "' (not in the schema, or optional)");
   return it->second;
 }
 
@@ -445,9 +466,11 @@ std::string read_experiment(const YAML::Node& document, const std::string& file,
     if (key == "experiment")
       return field.validate(parse_override_value(*it, key, text), SourceLocation{"--set " + *it}).as<std::string>();
   }
-  if (!document.IsMap()) throw ConfigError(mark_of(file, document.Mark()), "experiment", "missing required key", field.allowed());
+  if (!document.IsMap())
+    throw ConfigError(mark_of(file, document.Mark()), "experiment", "missing required key", field.allowed());
   const YAML::Node value = document["experiment"];
-  if (!value.IsDefined()) throw ConfigError(SourceLocation{file}, "experiment", "missing required key", field.allowed());
+  if (!value.IsDefined())
+    throw ConfigError(SourceLocation{file}, "experiment", "missing required key", field.allowed());
   return field.validate(value, mark_of(file, value.Mark())).as<std::string>();
 }
 

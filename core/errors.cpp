@@ -6,8 +6,8 @@ namespace portasolve {
 
 namespace {
 
-std::string format_config_error(const SourceLocation& where, const std::string& key_path,
-                                const std::string& problem, const std::string& allowed) {
+std::string format_config_error(const SourceLocation& where, const std::string& key_path, const std::string& problem,
+                                const std::string& allowed) {
   std::ostringstream out;
   out << (where.file.empty() ? std::string("<config>") : where.file);
   if (where.line > 0) {
@@ -23,8 +23,7 @@ std::string format_config_error(const SourceLocation& where, const std::string& 
 
 }  // namespace
 
-ConfigError::ConfigError(SourceLocation where, std::string key_path, std::string problem,
-                         std::string allowed)
+ConfigError::ConfigError(SourceLocation where, std::string key_path, std::string problem, std::string allowed)
     : Error(format_config_error(where, key_path, problem, allowed)),
       where_(std::move(where)),
       key_path_(std::move(key_path)) {}

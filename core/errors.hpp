@@ -25,8 +25,7 @@ struct SourceLocation {
 // what was found and what is allowed.
 class ConfigError : public Error {
  public:
-  ConfigError(SourceLocation where, std::string key_path, std::string problem,
-              std::string allowed = {});
+  ConfigError(SourceLocation where, std::string key_path, std::string problem, std::string allowed = {});
   int exit_code() const noexcept override { return 2; }
 
   const SourceLocation& where() const noexcept { return where_; }

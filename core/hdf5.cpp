@@ -293,7 +293,8 @@ namespace {
 // 1.13 reordered H5FD_class_t (version and value first, vector and control
 // callbacks added): the positional table below would not compile, and must
 // not be adapted blindly.
-#error "core/hdf5.cpp: the result-file driver is written for the file driver interface of HDF5 1.10 and 1.12 (Debian 12 has 1.10.8); port driver_class to this HDF5's H5FD_class_t"
+#error \
+    "core/hdf5.cpp: the result-file driver is written for the file driver interface of HDF5 1.10 and 1.12 (Debian 12 has 1.10.8); port driver_class to this HDF5's H5FD_class_t"
 #endif
 struct Driver {
   H5FD_t public_part;  // first: HDF5 hands this pointer to every callback

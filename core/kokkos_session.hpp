@@ -7,14 +7,14 @@
 namespace portasolve {
 
 struct BackendInfo {
-  std::string kokkos_version;     // e.g. "3.4.1"
-  std::string execution_space;    // Kokkos' name of the default space, e.g. "Cuda"
-  std::string memory_space;       // e.g. "CudaSpace"
-  std::string host_space;         // default host execution space
-  std::string enabled_backends;   // comma separated, e.g. "Serial, Cuda"
-  std::string device;             // GPU name, or the CPU model for host backends
-  std::string host_cpu;           // CPU model of the host
-  int concurrency = 0;            // threads (host) or maximum resident threads (GPU)
+  std::string kokkos_version;    // e.g. "3.4.1"
+  std::string execution_space;   // Kokkos' name of the default space, e.g. "Cuda"
+  std::string memory_space;      // e.g. "CudaSpace"
+  std::string host_space;        // default host execution space
+  std::string enabled_backends;  // comma separated, e.g. "Serial, Cuda"
+  std::string device;            // GPU name, or the CPU model for host backends
+  std::string host_cpu;          // CPU model of the host
+  int concurrency = 0;           // threads (host) or maximum resident threads (GPU)
 };
 
 class KokkosSession {

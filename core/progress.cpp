@@ -9,9 +9,12 @@ namespace {
 
 std::string format_seconds(double s) {
   char text[32];
-  if (s < 60) std::snprintf(text, sizeof text, "%.1f s", s);
-  else if (s < 3600) std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(text, sizeof text, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
+  if (s < 60)
+    std::snprintf(text, sizeof text, "%.1f s", s);
+  else if (s < 3600)
+    std::snprintf(text, sizeof text, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(text, sizeof text, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
   return text;
 }
 

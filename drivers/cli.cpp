@@ -73,18 +73,29 @@ Options parse_options(const std::vector<std::string>& args, bool takes_config, b
       if (i + 1 >= args.size()) throw usage_error(flag + " needs a value");
       return args[++i];
     };
-    if (arg == "-h" || arg == "--help") options.help = true;
-    else if (takes_config && arg == "--set") options.overrides.push_back(value(arg));
-    else if (takes_config && arg.rfind("--set=", 0) == 0) options.overrides.push_back(arg.substr(6));
-    else if (run_options && arg == "--output") options.overrides.push_back("output.path=" + value(arg));
-    else if (run_options && arg.rfind("--output=", 0) == 0) options.overrides.push_back("output.path=" + arg.substr(9));
-    else if (run_options && arg == "--overwrite") options.overrides.push_back("output.overwrite=true");
-    else if (run_options && arg == "--quiet") options.quiet = true;
-    else if (arg.rfind("-", 0) == 0) throw usage_error("unknown option '" + arg + "'", "see --help");
-    else if (takes_config && options.config_file.empty()) options.config_file = arg;
-    else throw usage_error("unexpected argument '" + arg + "'", "see --help");
+    if (arg == "-h" || arg == "--help")
+      options.help = true;
+    else if (takes_config && arg == "--set")
+      options.overrides.push_back(value(arg));
+    else if (takes_config && arg.rfind("--set=", 0) == 0)
+      options.overrides.push_back(arg.substr(6));
+    else if (run_options && arg == "--output")
+      options.overrides.push_back("output.path=" + value(arg));
+    else if (run_options && arg.rfind("--output=", 0) == 0)
+      options.overrides.push_back("output.path=" + arg.substr(9));
+    else if (run_options && arg == "--overwrite")
+      options.overrides.push_back("output.overwrite=true");
+    else if (run_options && arg == "--quiet")
+      options.quiet = true;
+    else if (arg.rfind("-", 0) == 0)
+      throw usage_error("unknown option '" + arg + "'", "see --help");
+    else if (takes_config && options.config_file.empty())
+      options.config_file = arg;
+    else
+      throw usage_error("unexpected argument '" + arg + "'", "see --help");
   }
-  if (takes_config && !options.help && options.config_file.empty()) throw usage_error("missing CONFIG.yaml", "see --help");
+  if (takes_config && !options.help && options.config_file.empty())
+    throw usage_error("missing CONFIG.yaml", "see --help");
   return options;
 }
 
@@ -148,7 +159,8 @@ int info_command(int& kokkos_argc, char** kokkos_argv) {
   print_backend_info(std::cout, backend_info());
   std::cout << "HDF5 version:       " << hdf5_version_string() << '\n';
   std::cout << "experiments:\n";
-  for (const auto& experiment : experiments()) std::cout << "  " << experiment.name << ": " << experiment.summary << '\n';
+  for (const auto& experiment : experiments())
+    std::cout << "  " << experiment.name << ": " << experiment.summary << '\n';
   return 0;
 }
 
@@ -159,8 +171,10 @@ int dispatch(int argc, char* argv[]) {
   std::string command_line = shell_quoted(argv[0]);
   for (int i = 1; i < argc; ++i) {
     command_line += " " + shell_quoted(argv[i]);
-    if (std::string(argv[i]).rfind("--kokkos-", 0) == 0) kokkos_args.push_back(argv[i]);
-    else args.emplace_back(argv[i]);
+    if (std::string(argv[i]).rfind("--kokkos-", 0) == 0)
+      kokkos_args.push_back(argv[i]);
+    else
+      args.emplace_back(argv[i]);
   }
   kokkos_args.push_back(nullptr);
   int kokkos_argc = static_cast<int>(kokkos_args.size()) - 1;

@@ -15,8 +15,8 @@ namespace portasolve::drivers {
 struct RunContext {
   const config::Config& config;
   ResultFile& result;
-  std::ostream& out;        // results summary (stdout)
-  std::ostream* progress;   // null with --quiet
+  std::ostream& out;       // results summary (stdout)
+  std::ostream* progress;  // null with --quiet
   double progress_interval_s;
 
   Progress make_progress(const std::string& task, std::int64_t total, const std::string& unit) const {

@@ -24,44 +24,60 @@ namespace ls = lombscargle;
 void add_lombscargle_schema(config::Schema& schema) {
   using config::Kind;
   schema.add("lombscargle.form", Kind::Choice, "classic (SciPy) or generalized (astropy)")
-      .choices(ls::form_names()).default_value("generalized");
+      .choices(ls::form_names())
+      .default_value("generalized");
   schema.add("lombscargle.precenter", Kind::Boolean, "classic: subtract the mean first").default_value(false);
   schema.add("lombscargle.normalize", Kind::Boolean, "classic: scale by 2 / sum(y^2)").default_value(false);
   schema.add("lombscargle.center_data", Kind::Boolean, "generalized: centre y first").default_value(true);
   schema.add("lombscargle.fit_mean", Kind::Boolean, "generalized: floating mean").default_value(true);
   schema.add("lombscargle.normalization", Kind::Choice, "generalized: astropy's normalization")
-      .choices(ls::normalization_names()).default_value("standard");
-  schema.add("lombscargle.algorithm", Kind::Choice,
-             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
-      .choices(ls::algorithm_names()).default_value("auto");
-  schema.add("lombscargle.nufft_tolerance", Kind::Real,
-             "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)")
-      .default_value(0.0).at_least(0).less_than(1);
-  schema.add("lombscargle.nufft_grid_limit", Kind::Integer,
-             "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
-             "longer grids are cut into segments")
-      .default_value(0).at_least(0);
+      .choices(ls::normalization_names())
+      .default_value("standard");
+  schema
+      .add("lombscargle.algorithm", Kind::Choice,
+           "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
+      .choices(ls::algorithm_names())
+      .default_value("auto");
+  schema
+      .add("lombscargle.nufft_tolerance", Kind::Real,
+           "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)")
+      .default_value(0.0)
+      .at_least(0)
+      .less_than(1);
+  schema
+      .add("lombscargle.nufft_grid_limit", Kind::Integer,
+           "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
+           "longer grids are cut into segments")
+      .default_value(0)
+      .at_least(0);
   add_lombscargle_input_schema(schema);
   schema.add("frequency.grid", Kind::Choice, "uniform (minimum, maximum, count), list (values) or auto (astropy)")
-      .choices({"uniform", "list", "auto"}).default_value("auto");
+      .choices({"uniform", "list", "auto"})
+      .default_value("auto");
   schema.add("frequency.angular", Kind::Boolean, "frequencies in radians (not cycles) per unit time")
       .default_value(false);
   schema.add("frequency.minimum", Kind::Real, "uniform/auto: lowest frequency").optional().greater_than(0);
   schema.add("frequency.maximum", Kind::Real, "uniform/auto: highest frequency").optional().greater_than(0);
   schema.add("frequency.count", Kind::Integer, "uniform: number of frequencies").default_value(10000).at_least(1);
   schema.add("frequency.values", Kind::RealList, "list: the frequencies").optional().greater_than(0).min_items(1);
-  schema.add("frequency.samples_per_peak", Kind::Real, "auto: grid points per peak width").default_value(5.0)
+  schema.add("frequency.samples_per_peak", Kind::Real, "auto: grid points per peak width")
+      .default_value(5.0)
       .greater_than(0);
   schema.add("frequency.nyquist_factor", Kind::Real, "auto: multiple of the average Nyquist frequency")
-      .default_value(5.0).greater_than(0);
+      .default_value(5.0)
+      .greater_than(0);
   schema.add("peaks.count", Kind::Integer, "highest local maxima reported per series").default_value(3).at_least(0);
   schema.add("peaks.fap_method", Kind::Choice, "false-alarm probability (generalized, standard only)")
-      .choices(ls::fap_method_names()).default_value("baluev");
+      .choices(ls::fap_method_names())
+      .default_value("baluev");
   schema.add("validation.reference", Kind::Choice, "float64: compare with the direct algorithm in double")
-      .choices({"none", "float64"}).default_value("none");
-  schema.add("benchmark.baseline", Kind::Choice,
-             "time this kernel on the same data in the same run (direct_fast_math: CUDA builds)")
-      .choices({"none", "direct", "direct_fast_math"}).default_value("none");
+      .choices({"none", "float64"})
+      .default_value("none");
+  schema
+      .add("benchmark.baseline", Kind::Choice,
+           "time this kernel on the same data in the same run (direct_fast_math: CUDA builds)")
+      .choices({"none", "direct", "direct_fast_math"})
+      .default_value("none");
 }
 
 namespace {
@@ -289,10 +305,10 @@ void run_typed(RunContext& context) {
   output.write_dataset("frequency", frequency);
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
   output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m});
-  output.set_attribute("description", config.string("lombscargle.form") == "classic"
-                                          ? std::string("SciPy lombscargle power")
-                                          : "astropy LombScargle power, normalization " +
-                                                config.string("lombscargle.normalization"),
+  output.set_attribute("description",
+                       config.string("lombscargle.form") == "classic"
+                           ? std::string("SciPy lombscargle power")
+                           : "astropy LombScargle power, normalization " + config.string("lombscargle.normalization"),
                        "power");
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
   if (periodogram.algorithm() == ls::Algorithm::nufft)
@@ -300,7 +316,8 @@ void run_typed(RunContext& context) {
 
   // Peaks and their false-alarm probabilities.
   const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));
-  const bool fap_defined = options.form == ls::Form::generalized && options.normalization == ls::Normalization::standard;
+  const bool fap_defined =
+      options.form == ls::Form::generalized && options.normalization == ls::Normalization::standard;
   const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
   std::vector<double> peak_frequency(series_count * peak_count, NAN), peak_power(series_count * peak_count, NAN),
       peak_fap(series_count * peak_count, NAN);
@@ -330,9 +347,9 @@ void run_typed(RunContext& context) {
                          "peak_fap");
   }
 
-  context.out << "lombscargle: " << series_count << " series x " << samples << " samples x " << m
-              << " frequencies, " << config.string("precision") << ", " << ls::name_of(periodogram.algorithm())
-              << ": " << solve.median() << " s (median of " << repeats << ")\n";
+  context.out << "lombscargle: " << series_count << " series x " << samples << " samples x " << m << " frequencies, "
+              << config.string("precision") << ", " << ls::name_of(periodogram.algorithm()) << ": " << solve.median()
+              << " s (median of " << repeats << ")\n";
   if (baseline != "none") {
     context.out << "baseline " << baseline << ": " << baseline_times.median() << " s, speedup "
                 << baseline_times.median() / solve.median() << "x\n";
@@ -366,8 +383,7 @@ void run_typed(RunContext& context) {
       max_abs = std::max(max_abs, worst);
       max_rel = std::max(max_rel, worst / peak);
     }
-    result.set_validation("float64 direct algorithm; max_rel_err is relative to each series' peak", max_abs,
-                          max_rel);
+    result.set_validation("float64 direct algorithm; max_rel_err is relative to each series' peak", max_abs, max_rel);
     context.out << "validation against float64: max error " << max_rel << " of the peak\n";
   }
 }
@@ -375,8 +391,10 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_lombscargle(RunContext& context) {
-  if (context.config.string("precision") == "float") run_typed<float>(context);
-  else run_typed<double>(context);
+  if (context.config.string("precision") == "float")
+    run_typed<float>(context);
+  else
+    run_typed<double>(context);
 }
 
 }  // namespace portasolve::drivers

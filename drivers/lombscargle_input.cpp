@@ -17,15 +17,18 @@ namespace ls = lombscargle;
 
 void add_lombscargle_input_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("input.source", Kind::Choice, "where the series come from").choices({"synthetic", "csv", "hdf5"})
+  schema.add("input.source", Kind::Choice, "where the series come from")
+      .choices({"synthetic", "csv", "hdf5"})
       .default_value("synthetic");
   schema.add("input.series", Kind::Integer, "synthetic: number of series").default_value(1).at_least(1);
   schema.add("input.samples", Kind::Integer, "synthetic: samples per series").default_value(1024).at_least(2);
-  schema.add("input.duration", Kind::Real, "synthetic: times uniform in [0, duration)").default_value(100.0)
+  schema.add("input.duration", Kind::Real, "synthetic: times uniform in [0, duration)")
+      .default_value(100.0)
       .greater_than(0);
   schema.add("input.shared_times", Kind::Boolean, "synthetic: every series has the same times").default_value(true);
   schema.add("input.signal_frequency", Kind::Real, "synthetic: sinusoid frequency, cycles per unit time")
-      .default_value(0.25).greater_than(0);
+      .default_value(0.25)
+      .greater_than(0);
   schema.add("input.amplitude", Kind::Real, "synthetic: sinusoid amplitude").default_value(1.0).at_least(0);
   schema.add("input.offset", Kind::Real, "synthetic: constant added to y").default_value(0.0);
   schema.add("input.noise", Kind::Real, "synthetic: Gaussian noise sigma").default_value(0.5).at_least(0);
@@ -52,8 +55,7 @@ std::vector<ls::Series> synthetic(const config::Config& config) {
   const double noise = config.real("input.noise");
   const bool shared = config.boolean("input.shared_times"), with_dy = config.boolean("input.uncertainties");
   std::mt19937_64 rng(static_cast<std::uint64_t>(config.integer("seed")));
-  std::uniform_real_distribution<double> when(0.0, duration), phase(0.0, math::two_pi<double>()),
-      spread(0.5, 1.5);
+  std::uniform_real_distribution<double> when(0.0, duration), phase(0.0, math::two_pi<double>()), spread(0.5, 1.5);
   std::normal_distribution<double> gaussian(0.0, 1.0);
   const auto draw_times = [&] {
     std::vector<double> t(samples);

@@ -21,71 +21,108 @@ namespace portasolve::drivers {
 
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("poisson.solver", Kind::Choice,
-             "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine transforms) "
-             "or auto (spectral where an FFT library serves the backend, else multigrid)")
-      .choices(poisson::method_names()).default_value("jacobi");
-  schema.add("poisson.boundary", Kind::Choice,
-             "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
-             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
-      .choices(poisson::boundary_names()).default_value("dirichlet");
+  schema
+      .add("poisson.solver", Kind::Choice,
+           "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine "
+           "transforms) "
+           "or auto (spectral where an FFT library serves the backend, else multigrid)")
+      .choices(poisson::method_names())
+      .default_value("jacobi");
+  schema
+      .add("poisson.boundary", Kind::Choice,
+           "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
+           "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
+      .choices(poisson::boundary_names())
+      .default_value("dirichlet");
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
-      .default_value(10000).at_least(0);
+      .default_value(10000)
+      .at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
-      .default_value(0.0).at_least(0);
-  schema.add("poisson.check_every", Kind::Integer, "iterations between residual checks and progress lines (multigrid checks every cycle)")
-      .default_value(1000).at_least(1);
-  schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)").default_value(1.0).greater_than(0)
+      .default_value(0.0)
+      .at_least(0);
+  schema
+      .add("poisson.check_every", Kind::Integer,
+           "iterations between residual checks and progress lines (multigrid checks every cycle)")
+      .default_value(1000)
+      .at_least(1);
+  schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)")
+      .default_value(1.0)
+      .greater_than(0)
       .at_most(1);
   schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
-      .default_value(8).at_least(1);
-  schema.add("poisson.blocked.kernel", Kind::Choice,
-             "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
-             "(small grids: one launch per residual check, a tile per multiprocessor), or auto")
-      .choices(poisson::blocked_kernel_names()).default_value("auto");
-  schema.add("poisson.blocked.tile_rows", Kind::Integer,
-             "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")
-      .default_value(0).at_least(0);
+      .default_value(8)
+      .at_least(1);
+  schema
+      .add("poisson.blocked.kernel", Kind::Choice,
+           "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
+           "(small grids: one launch per residual check, a tile per multiprocessor), or auto")
+      .choices(poisson::blocked_kernel_names())
+      .default_value("auto");
+  schema
+      .add("poisson.blocked.tile_rows", Kind::Integer,
+           "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")
+      .default_value(0)
+      .at_least(0);
   schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
-      .default_value(0).at_least(0);
+      .default_value(0)
+      .at_least(0);
   schema.add("poisson.blocked.team_rows", Kind::Integer, "jacobi_blocked on GPUs: rows in flight per team (0: auto)")
-      .default_value(0).at_least(0);
+      .default_value(0)
+      .at_least(0);
   schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
-      .choices(poisson::cg_operator_names()).default_value("matrix_free");
-  schema.add("poisson.cg.kernel", Kind::Choice,
-             "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
-             "multiprocessor) or auto (resident on GPUs)")
-      .choices(poisson::cg_kernel_names()).default_value("auto");
-  schema.add("poisson.cg.preconditioner", Kind::Choice,
-             "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
-      .choices(poisson::cg_preconditioner_names()).default_value("none");
+      .choices(poisson::cg_operator_names())
+      .default_value("matrix_free");
+  schema
+      .add("poisson.cg.kernel", Kind::Choice,
+           "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
+           "multiprocessor) or auto (resident on GPUs)")
+      .choices(poisson::cg_kernel_names())
+      .default_value("auto");
+  schema
+      .add("poisson.cg.preconditioner", Kind::Choice,
+           "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
+      .choices(poisson::cg_preconditioner_names())
+      .default_value("none");
   schema.add("poisson.multigrid.cycle", Kind::Choice, "multigrid: V, W or F cycles")
-      .choices(poisson::multigrid_cycle_names()).default_value("v");
-  schema.add("poisson.multigrid.smoother", Kind::Choice,
-             "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev")
-      .choices(poisson::multigrid_smoother_names()).default_value("rbgs");
+      .choices(poisson::multigrid_cycle_names())
+      .default_value("v");
+  schema
+      .add("poisson.multigrid.smoother", Kind::Choice,
+           "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev")
+      .choices(poisson::multigrid_smoother_names())
+      .default_value("rbgs");
   schema.add("poisson.multigrid.pre_sweeps", Kind::Integer, "multigrid: smoothing sweeps before the coarse correction")
-      .default_value(2).at_least(0);
+      .default_value(2)
+      .at_least(0);
   schema.add("poisson.multigrid.post_sweeps", Kind::Integer, "multigrid: smoothing sweeps after the coarse correction")
-      .default_value(2).at_least(0);
-  schema.add("poisson.multigrid.coarsest", Kind::Integer,
-             "multigrid: coarsening stops at a level with at most this many interior points")
-      .default_value(16).at_least(1).at_most(poisson::max_coarsest_size);
+      .default_value(2)
+      .at_least(0);
+  schema
+      .add("poisson.multigrid.coarsest", Kind::Integer,
+           "multigrid: coarsening stops at a level with at most this many interior points")
+      .default_value(16)
+      .at_least(1)
+      .at_most(poisson::max_coarsest_size);
   schema.add("poisson.multigrid.fmg", Kind::Boolean, "multigrid: full multigrid start (the first cycle)")
       .default_value(false);
   schema.add("poisson.multigrid.jacobi_omega", Kind::Real, "multigrid: the Jacobi smoother's weight")
-      .default_value(0.8).greater_than(0).at_most(1);
+      .default_value(0.8)
+      .greater_than(0)
+      .at_most(1);
   schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
-      .choices({"synthetic", "pgm", "hdf5", "manufactured"}).default_value("synthetic");
+      .choices({"synthetic", "pgm", "hdf5", "manufactured"})
+      .default_value("synthetic");
   add_image_input_schema(schema, "problem");
   schema.add("problem.initial", Kind::Choice, "initial interior: zeros or a PGM image of the grid's size")
-      .choices({"zeros", "pgm"}).default_value("zeros");
+      .choices({"zeros", "pgm"})
+      .default_value("zeros");
   schema.add("problem.initial_file", Kind::String, "initial: pgm: the file").optional();
   schema.add("output.pgm", Kind::String, "also write the solution as this PGM (image sources; empty: none)").optional();
   schema.add("output.input_arrays", Kind::Boolean, "write /input/rhs and /input/exact (large for big grids)")
       .default_value(true);
   schema.add("benchmark.baseline", Kind::Choice, "time plain jacobi on the same problem in the same run")
-      .choices({"none", "jacobi"}).default_value("none");
+      .choices({"none", "jacobi"})
+      .default_value("none");
 }
 
 namespace {
@@ -185,9 +222,13 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
   for (int r = -warmup; r < repeats; ++r) {
     Kokkos::deep_copy(x, start);
     Progress progress = context.make_progress(
-        "poisson/" + label + (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" +
-                                                         std::to_string(repeats + warmup) : std::string()),
-        options.max_iterations, jacobi ? "sweep" : options.method == ps::Method::multigrid ? "cycle" : "step");
+        "poisson/" + label +
+            (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" + std::to_string(repeats + warmup)
+                                  : std::string()),
+        options.max_iterations,
+        jacobi                                    ? "sweep"
+        : options.method == ps::Method::multigrid ? "cycle"
+                                                  : "step");
     const auto on_check = [&](const ps::ResidualCheck& check) {
       throw_if_interrupted();
       progress.update(check.iteration, check.relative_residual);
@@ -322,9 +363,9 @@ void run_typed(RunContext& context) {
                 problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
                 config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
                 options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
-                : options.method == ps::Method::multigrid                                        ? "cycles"
-                : options.method == ps::Method::spectral                                         ? "direct solves"
-                                                                                                 : "steps",
+                : options.method == ps::Method::multigrid                                            ? "cycles"
+                : options.method == ps::Method::spectral                                             ? "direct solves"
+                                                                                                     : "steps",
                 report.relative_residual, report.stop_reason.c_str());
   context.out << line;
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
@@ -369,8 +410,10 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_poisson(RunContext& context) {
-  if (context.config.string("precision") == "float") run_typed<float>(context);
-  else run_typed<double>(context);
+  if (context.config.string("precision") == "float")
+    run_typed<float>(context);
+  else
+    run_typed<double>(context);
 }
 
 }  // namespace portasolve::drivers

@@ -51,9 +51,10 @@ void add_smoothing_schema(config::Schema& schema) {
       .default_value(0)
       .at_least(0);
   schema
-      .add("smoothing.fused_kernel", Kind::Choice,
-           "fused launches, 3x3 windows, <= 8 per launch: register bands (no wrap border) or streamed bands; tiles (any "
-           "window); auto: the first that applies")
+      .add(
+          "smoothing.fused_kernel", Kind::Choice,
+          "fused launches, 3x3 windows, <= 8 per launch: register bands (no wrap border) or streamed bands; tiles (any "
+          "window); auto: the first that applies")
       .choices(sm::fused_kernel_names())
       .default_value("auto");
   schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: rows a team writes (0: automatic)")
@@ -243,7 +244,8 @@ void run_typed(RunContext& context, const std::string& type_name) {
   out.set_attribute("passes", report.passes);
   out.set_attribute("passes_per_launch", static_cast<std::int64_t>(report.passes_per_launch));
   out.set_attribute("launches", report.launches);
-  out.set_attribute("fused_kernel", report.passes_per_launch == 1 ? std::string("none") : sm::name_of(report.fused_kernel));
+  out.set_attribute("fused_kernel",
+                    report.passes_per_launch == 1 ? std::string("none") : sm::name_of(report.fused_kernel));
   out.set_attribute("tile_rows", static_cast<std::int64_t>(report.tile_rows));
   out.set_attribute("tile_cols", static_cast<std::int64_t>(report.tile_cols));
   // Each pass reads and writes the image once at best.

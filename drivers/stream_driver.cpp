@@ -83,10 +83,18 @@ void run_typed(RunContext& context) {
   for (const auto operation : operations) {
     switch (operation) {
       case stream::Operation::copy:
-      case stream::Operation::deep_copy: c = a; break;
-      case stream::Operation::scale: b = scalar * c; break;
-      case stream::Operation::add: c = a + b; break;
-      case stream::Operation::triad: a = b + scalar * c; break;
+      case stream::Operation::deep_copy:
+        c = a;
+        break;
+      case stream::Operation::scale:
+        b = scalar * c;
+        break;
+      case stream::Operation::add:
+        c = a + b;
+        break;
+      case stream::Operation::triad:
+        a = b + scalar * c;
+        break;
     }
   }
   double max_abs = 0, max_rel = 0;
@@ -154,8 +162,10 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_stream(RunContext& context) {
-  if (context.config.string("precision") == "float") run_typed<float>(context);
-  else run_typed<double>(context);
+  if (context.config.string("precision") == "float")
+    run_typed<float>(context);
+  else
+    run_typed<double>(context);
 }
 
 }  // namespace portasolve::drivers

@@ -9,9 +9,12 @@ template <class T>
 void Periodogram<T>::compute_direct_fast_math() {
 #if defined(KOKKOS_ENABLE_CUDA)
   const auto m = static_cast<std::int64_t>(grid_.size());
-  if (options_.form == Form::classic) launch_direct<T, false, false, 1>(state_->data, m, series_count_);
-  else if (options_.fit_mean) launch_direct<T, true, true, 1>(state_->data, m, series_count_);
-  else launch_direct<T, true, false, 1>(state_->data, m, series_count_);
+  if (options_.form == Form::classic)
+    launch_direct<T, false, false, 1>(state_->data, m, series_count_);
+  else if (options_.fit_mean)
+    launch_direct<T, true, true, 1>(state_->data, m, series_count_);
+  else
+    launch_direct<T, true, false, 1>(state_->data, m, series_count_);
 #else
   throw InputError("the fast-math direct baseline exists only in CUDA builds");
 #endif

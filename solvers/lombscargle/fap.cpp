@@ -49,8 +49,7 @@ double gamma_factor(double n) { return std::sqrt(2 / n) * std::exp(std::lgamma(n
 double tau_davies(double power, const FapContext& context) {
   const double n_null = static_cast<double>(context.samples) - 1;
   const double n_model = static_cast<double>(context.samples) - 3;
-  const double effective_width =
-      context.maximum_frequency * std::sqrt(4 * math::pi<double>() * context.time_variance);
+  const double effective_width = context.maximum_frequency * std::sqrt(4 * math::pi<double>() * context.time_variance);
   return gamma_factor(n_null) * effective_width * std::pow(1 - power, 0.5 * (n_model - 1)) *
          std::sqrt(0.5 * n_null * power);
 }

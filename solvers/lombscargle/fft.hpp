@@ -29,9 +29,7 @@ struct FftShape {
   int team_length = 0;       // elements of a team's scratch
 
   bool two_level() const { return n1 > 1; }
-  KOKKOS_INLINE_FUNCTION std::int64_t position(std::int64_t k) const {
-    return n1 > 1 ? (k % n1) * n2 + k / n1 : k;
-  }
+  KOKKOS_INLINE_FUNCTION std::int64_t position(std::int64_t k) const { return n1 > 1 ? (k % n1) * n2 + k / n1 : k; }
 };
 
 KOKKOS_INLINE_FUNCTION int reverse_bits(int value, int bits) {
@@ -186,9 +184,7 @@ int fft_team_length(int cap = 0) {
 }
 
 // Longest n the two levels reach with this team length.
-inline std::int64_t fft_max_length(int team_length) {
-  return static_cast<std::int64_t>(team_length) * team_length;
-}
+inline std::int64_t fft_max_length(int team_length) { return static_cast<std::int64_t>(team_length) * team_length; }
 
 inline FftShape fft_shape(std::int64_t n, int team_length) {
   FftShape shape;
@@ -215,18 +211,19 @@ void fft_rows(const ComplexRows<T>& data, const Kokkos::View<const Complex<T>*, 
   const auto scratch = Kokkos::PerTeam(Fft::Scratch::shmem_size(Fft::padded(shape.team_length)));
   const Fft fft{data, twiddle, shape};
   if (!shape.two_level()) {
-    Kokkos::parallel_for("lombscargle_fft", typename Fft::template Policy<typename Fft::Whole>(rows, team)
-                                                .set_scratch_size(0, scratch), fft);
+    Kokkos::parallel_for("lombscargle_fft",
+                         typename Fft::template Policy<typename Fft::Whole>(rows, team).set_scratch_size(0, scratch),
+                         fft);
     return;
   }
-  Kokkos::parallel_for("lombscargle_fft_columns",
-                       typename Fft::template Policy<typename Fft::Columns>(
-                           rows * (shape.n2 / shape.columns_per_team), team).set_scratch_size(0, scratch),
-                       fft);
-  Kokkos::parallel_for("lombscargle_fft_rows",
-                       typename Fft::template Policy<typename Fft::Rows>(rows * shape.n1, team)
-                           .set_scratch_size(0, scratch),
-                       fft);
+  Kokkos::parallel_for(
+      "lombscargle_fft_columns",
+      typename Fft::template Policy<typename Fft::Columns>(rows * (shape.n2 / shape.columns_per_team), team)
+          .set_scratch_size(0, scratch),
+      fft);
+  Kokkos::parallel_for(
+      "lombscargle_fft_rows",
+      typename Fft::template Policy<typename Fft::Rows>(rows * shape.n1, team).set_scratch_size(0, scratch), fft);
 }
 
 template <class T>

@@ -18,12 +18,12 @@ namespace portasolve::lombscargle {
 template <class T>
 struct DeviceData {
   Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> t;
-  View1D<const T> w;    // weight per sample (1 for classic)
-  View1D<const T> wy;   // weight * centred y
+  View1D<const T> w;   // weight per sample (1 for classic)
+  View1D<const T> wy;  // weight * centred y
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> offsets;
   Kokkos::View<const SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace> constants;
   Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> frequency;  // cycles per unit time
-  View2D<T> power;      // series x frequency
+  View2D<T> power;                                                       // series x frequency
   FinishKind kind;
 };
 
@@ -55,8 +55,8 @@ struct DirectKernel {
 
 // Team size: cuSignal's 128 threads on GPUs; what the backend allows on hosts.
 inline int team_size_for(int preferred) {
-  const int limit = TeamPolicy(1, Kokkos::AUTO).team_size_max(DirectKernel<double, true, true>{},
-                                                              Kokkos::ParallelForTag());
+  const int limit =
+      TeamPolicy(1, Kokkos::AUTO).team_size_max(DirectKernel<double, true, true>{}, Kokkos::ParallelForTag());
   return preferred < limit ? preferred : limit;
 }
 
@@ -80,9 +80,7 @@ struct TiledKernel {
   DeviceData<T> data;
   std::int64_t teams_per_series;
 
-  static std::size_t scratch_bytes() {
-    return ScratchDouble::shmem_size(tile) + 2 * ScratchT::shmem_size(tile);
-  }
+  static std::size_t scratch_bytes() { return ScratchDouble::shmem_size(tile) + 2 * ScratchT::shmem_size(tile); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     ScratchDouble t(team.team_scratch(0), tile);
@@ -157,8 +155,7 @@ struct SumsBlock {
 
   KOKKOS_INLINE_FUNCTION Sums<T, Weighted, FitMean> at(int r) const {
     Sums<T, Weighted, FitMean> sums;
-    sums.c = c[r], sums.s = s[r], sums.cc = cc[r], sums.ss = ss[r], sums.cs = cs[r], sums.yc = yc[r],
-    sums.ys = ys[r];
+    sums.c = c[r], sums.s = s[r], sums.cc = cc[r], sums.ss = ss[r], sums.cs = cs[r], sums.yc = yc[r], sums.ys = ys[r];
     return sums;
   }
 };
@@ -168,7 +165,7 @@ struct SumsBlock {
 template <class T, int Steps>
 struct StepTableKernel {
   Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> t;
-  Kokkos::View<T* [Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
+  Kokkos::View<T*[Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
   double step;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
@@ -193,7 +190,7 @@ struct StepTableKernel {
 template <class T, bool Weighted, bool FitMean, int Steps>
 struct RecurrenceKernel {
   DeviceData<T> data;
-  Kokkos::View<const T* [Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
+  Kokkos::View<const T*[Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
   std::int64_t blocks_per_series;
   double first;  // grid's first frequency, cycles
   double step;   // grid step, cycles
@@ -223,11 +220,11 @@ struct RecurrenceTeamKernel {
   static constexpr int tile = 128;
   using ScratchDouble = Kokkos::View<double*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using ScratchT = Kokkos::View<T*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using ScratchTable = Kokkos::View<T* [Steps], Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
-                                    Kokkos::MemoryUnmanaged>;
+  using ScratchTable =
+      Kokkos::View<T* [Steps], Kokkos::LayoutRight, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   DeviceData<T> data;
-  Kokkos::View<const T* [Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
+  Kokkos::View<const T*[Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
   std::int64_t teams_per_series;
   double first, step;
 
@@ -240,8 +237,7 @@ struct RecurrenceTeamKernel {
     ScratchT w(team.team_scratch(0), tile), wy(team.team_scratch(0), tile);
     ScratchTable table_cos(team.team_scratch(0), tile), table_sin(team.team_scratch(0), tile);
     const std::int64_t series = team.league_rank() / teams_per_series;
-    const std::int64_t k0 =
-        ((team.league_rank() % teams_per_series) * team.team_size() + team.team_rank()) * Steps;
+    const std::int64_t k0 = ((team.league_rank() % teams_per_series) * team.team_size() + team.team_rank()) * Steps;
     const std::int64_t frequencies = static_cast<std::int64_t>(data.frequency.extent(0));
     const double first_here = first + static_cast<double>(k0) * step;
     SumsBlock<T, Weighted, FitMean, Steps> block;

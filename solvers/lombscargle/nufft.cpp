@@ -112,20 +112,31 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
   Kokkos::parallel_for("lombscargle_nufft_coefficients",
                        Kokkos::RangePolicy<ExecSpace, typename Coefficients::Once, Index>(0, layout.segments * samples),
                        coefficients);
-  Kokkos::parallel_for("lombscargle_nufft_coefficients",
-                       Kokkos::RangePolicy<ExecSpace, typename Coefficients::Twice, Index>(0, layout.segments * samples),
-                       coefficients);
+  Kokkos::parallel_for(
+      "lombscargle_nufft_coefficients",
+      Kokkos::RangePolicy<ExecSpace, typename Coefficients::Twice, Index>(0, layout.segments * samples), coefficients);
   for (std::int64_t first = 0; first < series_count; first += plan.chunk_series) {
     const std::int64_t chunk = std::min(plan.chunk_series, series_count - first);
     const std::int64_t first_sample = plan.offsets[first], chunk_samples = plan.offsets[first + chunk] - first_sample;
-    const auto rows = Kokkos::subview(plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments *
-                                                                                      plan.rows.per_unit),
-                                      Kokkos::ALL);
+    const auto rows = Kokkos::subview(
+        plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments * plan.rows.per_unit), Kokkos::ALL);
     Kokkos::deep_copy(rows, Complex<T>(0));
     using Spread = NufftSpread<T, FitMean>;
-    const Spread spread{plan.once,  plan.twice, data.offsets, plan.series_of,       plan.c1,
-                        plan.c0,    plan.c2,    plan.grid,    layout,               plan.rows,
-                        first,      first_sample, chunk_samples, plan.kernel.width, static_cast<T>(plan.kernel.beta)};
+    const Spread spread{plan.once,
+                        plan.twice,
+                        data.offsets,
+                        plan.series_of,
+                        plan.c1,
+                        plan.c0,
+                        plan.c2,
+                        plan.grid,
+                        layout,
+                        plan.rows,
+                        first,
+                        first_sample,
+                        chunk_samples,
+                        plan.kernel.width,
+                        static_cast<T>(plan.kernel.beta)};
     const std::int64_t threads = layout.segments * chunk_samples * 3 * plan.kernel.width;
     Kokkos::parallel_for("lombscargle_nufft_spread",
                          Kokkos::RangePolicy<ExecSpace, typename Spread::Once, Index>(0, threads), spread);
@@ -133,8 +144,10 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
                          Kokkos::RangePolicy<ExecSpace, typename Spread::Twice, Index>(0, threads), spread);
     // The library's plan covers every row of the grid: a last, shorter
     // chunk transforms a few stale rows that nothing reads.
-    if (plan.library_fft) plan.library_fft->execute(plan.grid, plan.spectra);
-    else fft_rows<T>(rows, plan.twiddle, layout.fft);
+    if (plan.library_fft)
+      plan.library_fft->execute(plan.grid, plan.spectra);
+    else
+      fft_rows<T>(rows, plan.twiddle, layout.fft);
     Kokkos::parallel_for("lombscargle_nufft_finish",
                          Kokkos::RangePolicy<ExecSpace, Index>(0, chunk * layout.frequencies),
                          NufftFinish<T, Weighted, FitMean>{data, plan.library_fft ? plan.spectra : plan.grid,
@@ -183,7 +196,8 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
 
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
-  const std::size_t per_series = static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
+  const std::size_t per_series =
+      static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
   // The library transforms out of place: the budget holds the grids and their spectra.
   const std::size_t budget = fft::library_available ? grid_budget_bytes / 2 : grid_budget_bytes;
   plan.chunk_series = std::clamp<std::int64_t>(static_cast<std::int64_t>(budget / per_series), 1, series_count);
@@ -218,9 +232,12 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
 
 template <class T>
 void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options) {
-  if (options.form == Form::classic) run<T, false, false>(plan, data);
-  else if (options.fit_mean) run<T, true, true>(plan, data);
-  else run<T, true, false>(plan, data);
+  if (options.form == Form::classic)
+    run<T, false, false>(plan, data);
+  else if (options.fit_mean)
+    run<T, true, true>(plan, data);
+  else
+    run<T, true, false>(plan, data);
 }
 
 template NufftPlan<float> make_nufft_plan(const DeviceData<float>&, const FrequencyGrid&, const Options&);

@@ -93,19 +93,21 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
     host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
     double scale = 0.5 * sum_inverse_variance;  // psd
     if (options.form == Form::classic) scale = options.normalize ? 1.0 / raw_yy : 0.5;
-    host.constants.push_back(SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale),
-                                                static_cast<T>(w_sum)});
+    host.constants.push_back(
+        SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale), static_cast<T>(w_sum)});
   }
   return host;
 }
 
 template <class T, bool Weighted, bool FitMean>
-void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& step_cos,
-            const StepTable<T>& step_sin, const FrequencyGrid& grid, std::int64_t series_count) {
+void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& step_cos, const StepTable<T>& step_sin,
+            const FrequencyGrid& grid, std::int64_t series_count) {
   const std::int64_t m = static_cast<std::int64_t>(grid.size());
   const int team = team_size_for(128);
   switch (algorithm) {
-    case Algorithm::direct: launch_direct<T, Weighted, FitMean, 0>(data, m, series_count); break;
+    case Algorithm::direct:
+      launch_direct<T, Weighted, FitMean, 0>(data, m, series_count);
+      break;
     case Algorithm::tiled: {
       using Kernel = TiledKernel<T, Weighted, FitMean>;
       const std::int64_t teams = (m + team - 1) / team;
@@ -119,10 +121,10 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
       constexpr int steps = recurrence_steps<T>();
       if constexpr (std::is_same<MemSpace, HostSpace>::value) {
         const std::int64_t blocks = (m + steps - 1) / steps;
-        Kokkos::parallel_for("lombscargle_recurrence",
-                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, series_count * blocks),
-                             RecurrenceKernel<T, Weighted, FitMean, steps>{data, step_cos, step_sin, blocks,
-                                                                           grid.first, grid.step});
+        Kokkos::parallel_for(
+            "lombscargle_recurrence",
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, series_count * blocks),
+            RecurrenceKernel<T, Weighted, FitMean, steps>{data, step_cos, step_sin, blocks, grid.first, grid.step});
       } else {
         using Kernel = RecurrenceTeamKernel<T, Weighted, FitMean, steps>;
         const std::int64_t per_team = static_cast<std::int64_t>(team) * steps;
@@ -162,14 +164,16 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_t", host.t);
   data.w = upload<View1D<T>>("lombscargle_w", host.w);
   data.wy = upload<View1D<T>>("lombscargle_wy", host.wy);
-  data.offsets = upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>("lombscargle_offsets", host.offsets);
-  data.constants = upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>("lombscargle_constants",
-                                                                                            host.constants);
+  data.offsets =
+      upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>("lombscargle_offsets", host.offsets);
+  data.constants =
+      upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>("lombscargle_constants", host.constants);
   data.frequency = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_frequency", grid.values);
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
   data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
-  if (algorithm_ == Algorithm::nufft) state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(data, grid, options));
+  if (algorithm_ == Algorithm::nufft)
+    state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(data, grid, options));
 }
 
 template <class T>
@@ -193,21 +197,24 @@ void Periodogram<T>::compute(Algorithm algorithm) {
   if (algorithm == Algorithm::recurrence && state.step_cos.extent(0) == 0) {
     constexpr int steps = recurrence_steps<T>();
     const auto samples = static_cast<std::int64_t>(state.data.t.extent(0));
-    state.step_cos = StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_cos")),
-                                  samples);
-    state.step_sin = StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_sin")),
-                                  samples);
+    state.step_cos =
+        StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_cos")), samples);
+    state.step_sin =
+        StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_sin")), samples);
     Kokkos::parallel_for("lombscargle_step_table",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, samples * steps),
                          StepTableKernel<T, steps>{state.data.t, state.step_cos, state.step_sin, grid_.step});
   }
   const auto run = [&](auto weighted, auto fit_mean) {
     launch<T, decltype(weighted)::value, decltype(fit_mean)::value>(algorithm, state.data, state.step_cos,
-                                                                     state.step_sin, grid_, series_count_);
+                                                                    state.step_sin, grid_, series_count_);
   };
-  if (options_.form == Form::classic) run(std::false_type{}, std::false_type{});
-  else if (options_.fit_mean) run(std::true_type{}, std::true_type{});
-  else run(std::true_type{}, std::false_type{});
+  if (options_.form == Form::classic)
+    run(std::false_type{}, std::false_type{});
+  else if (options_.fit_mean)
+    run(std::true_type{}, std::true_type{});
+  else
+    run(std::true_type{}, std::false_type{});
 }
 
 template <class T>

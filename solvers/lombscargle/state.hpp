@@ -9,7 +9,7 @@
 namespace portasolve::lombscargle {
 
 template <class T>
-using StepTable = Kokkos::View<T* [recurrence_steps<T>()], Kokkos::LayoutRight, MemSpace>;
+using StepTable = Kokkos::View<T * [recurrence_steps<T>()], Kokkos::LayoutRight, MemSpace>;
 
 template <class T>
 struct Periodogram<T>::State {

@@ -15,8 +15,7 @@ namespace portasolve::lombscargle {
 // uses. Weighted: generalized form (w = normalised 1/dy^2); otherwise w = 1.
 // FitMean: also C and S (the floating mean's terms).
 template <class T, bool Weighted, bool FitMean>
-KOKKOS_INLINE_FUNCTION void accumulate(T cosine, T sine, T w, T wy, T& c, T& s, T& cc, T& ss, T& cs, T& yc,
-                                       T& ys) {
+KOKKOS_INLINE_FUNCTION void accumulate(T cosine, T sine, T w, T wy, T& c, T& s, T& cc, T& ss, T& cs, T& yc, T& ys) {
   const T wc = Weighted ? w * cosine : cosine, ws = Weighted ? w * sine : sine;
   cc += wc * cosine;
   ss += ws * sine;
@@ -41,11 +40,11 @@ struct Sums {
 // Per-series constants of the finish; computed on the host in double.
 template <class T>
 struct SeriesConstants {
-  T y_sum;   // Y = sum w y (after centring)
-  T yy;      // YY = sum w y^2
-  T scale;   // classic: 0.5, or 1 / sum(y^2) with SciPy's normalize;
-             // generalized psd: 0.5 * sum dy^-2; otherwise unused
-  T w_sum;   // sum w = CC + SS (the NUFFT forms CC and SS from it)
+  T y_sum;  // Y = sum w y (after centring)
+  T yy;     // YY = sum w y^2
+  T scale;  // classic: 0.5, or 1 / sum(y^2) with SciPy's normalize;
+            // generalized psd: 0.5 * sum dy^-2; otherwise unused
+  T w_sum;  // sum w = CC + SS (the NUFFT forms CC and SS from it)
 };
 
 // Runtime choices of the finish, the same for every frequency.
@@ -92,16 +91,19 @@ KOKKOS_INLINE_FUNCTION RotatedSums<T> rotate(const Sums<T, Weighted, FitMean>& s
 }
 
 template <class T>
-KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series,
-                                          FinishKind kind) {
+KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series, FinishKind kind) {
   namespace m = portasolve::math;
   const T p = r.yc * r.yc / r.cc + r.ys * r.ys / r.ss;
   if (kind.classic) return series.scale * p;
   switch (kind.normalization) {
-    case 0: return p / series.yy;                  // standard
-    case 1: return p / (series.yy - p);            // model
-    case 2: return -m::log(1 - p / series.yy);     // log
-    default: return p * series.scale;              // psd
+    case 0:
+      return p / series.yy;  // standard
+    case 1:
+      return p / (series.yy - p);  // model
+    case 2:
+      return -m::log(1 - p / series.yy);  // log
+    default:
+      return p * series.scale;  // psd
   }
 }
 

@@ -29,8 +29,8 @@ struct BlockedJacobi {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   // Two planes (ping-pong) of the region, picked by sweep parity.
-  using Scratch = Kokkos::View<T***, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch =
+      Kokkos::View<T***, Kokkos::LayoutRight, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   View2D<const T> x;
   View2D<T> x_next;
@@ -78,9 +78,9 @@ struct BlockedJacobi {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, first_row, last_row), [&](const int a) {
         const int i = row0 + a;
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first_col, last_col), [&](const int b) {
-          buffer(to, a, b) = jacobi_update(buffer(from, a, b), buffer(from, a - 1, b), buffer(from, a + 1, b),
-                                           buffer(from, a, b - 1), buffer(from, a, b + 1), rhs(i, col0 + b), omega,
-                                           weighted);
+          buffer(to, a, b) =
+              jacobi_update(buffer(from, a, b), buffer(from, a - 1, b), buffer(from, a + 1, b), buffer(from, a, b - 1),
+                            buffer(from, a, b + 1), rhs(i, col0 + b), omega, weighted);
         });
       });
       team.team_barrier();

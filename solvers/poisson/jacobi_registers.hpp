@@ -113,8 +113,7 @@ struct JacobiRegisterBands {
   KOKKOS_INLINE_FUNCTION void walk(const Place& place) const {
     Rows state[Levels];
     PORTASOLVE_UNROLL
-    for (int p = 0; p < Levels; ++p)
-      PORTASOLVE_UNROLL
+    for (int p = 0; p < Levels; ++p) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) state[p].up[c] = state[p].centre[c] = 0;
     walk_strip<columns, Levels, T>(
         place.start, place.last - place.first, sweeps, [&](T(&row)[columns], const int r) { load(row, place, r); },

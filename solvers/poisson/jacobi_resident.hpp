@@ -106,16 +106,14 @@ struct JacobiResidentTiles {
   int first_round;  // rounds finished before this launch (flags count on across launches)
   int sweeps;       // this launch's
 
-  static std::size_t scratch_bytes(const ResidentGeometry& g) {
-    return Edges::shmem_size(4 * g.warps, band_lanes);
-  }
+  static std::size_t scratch_bytes(const ResidentGeometry& g) { return Edges::shmem_size(4 * g.warps, band_lanes); }
   KOKKOS_INLINE_FUNCTION int rounds() const { return (sweeps + geometry.halo - 1) / geometry.halo; }
 
   struct Place {
     int tile_down, tile_across;
     int warp, lane;
-    int row0, col0;  // grid coordinates of the lane's first point
-    int rows, cols;  // the grid's
+    int row0, col0;                                   // grid coordinates of the lane's first point
+    int rows, cols;                                   // the grid's
     bool free_row[rows_per_warp], free_col[columns];  // interior points, updated by sweeps
   };
 
@@ -127,8 +125,7 @@ struct JacobiResidentTiles {
     const T* data = from.data();  // atomic loads: neighbours wrote these on other multiprocessors
     const std::int64_t stride = from.stride(0);
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) {
       const int i = p.row0 + h, j = p.col0 + c;
       v[h][c] = inside(p, i, j) ? load_shared_word(data + i * stride + j) : T(0);
@@ -143,8 +140,7 @@ struct JacobiResidentTiles {
   // The tile's interior points, not its halo.
   KOKKOS_INLINE_FUNCTION void store(const Block& v, const Place& p, const View2D<T>& to) const {
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c]) to(p.row0 + h, p.col0 + c) = v[h][c];
   }
@@ -249,8 +245,7 @@ struct JacobiResidentTiles {
     if (count % 2 == 1) {
       sweep<Weighted, FixedRows, FixedCols>(v, w, b, p, team, edges, 0);
       PORTASOLVE_UNROLL
-      for (int h = 0; h < rows_per_warp; ++h)
-        PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) v[h][c] = w[h][c];
     }
   }
@@ -279,8 +274,7 @@ struct JacobiResidentTiles {
   KOKKOS_INLINE_FUNCTION void store_stamped(const Block& v, const Place& p, const int round) const {
     std::uint64_t* plane = &stamped(round & 1, 0, 0);
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       if (in_tile(p, h, c) && p.free_row[h] && p.free_col[c])
         store_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c, with_stamp(v[h][c], round));
@@ -293,8 +287,7 @@ struct JacobiResidentTiles {
     std::uint64_t words[rows_per_warp][columns];
     let_cycles_pass(resident_publish_lead);
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       words[h][c] = !in_tile(p, h, c) && p.free_row[h] && p.free_col[c]
                         ? load_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c)
@@ -303,20 +296,17 @@ struct JacobiResidentTiles {
     for (long long polls = 0;;) {
       bool fresh = true;
       PORTASOLVE_UNROLL
-      for (int h = 0; h < rows_per_warp; ++h)
-        PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c) fresh = fresh && int(words[h][c] >> 32) == round;
       if (fresh || !keep_polling(polls, StallWatch{stalled.data(), patience})) break;
       PORTASOLVE_UNROLL
-      for (int h = 0; h < rows_per_warp; ++h)
-        PORTASOLVE_UNROLL
+      for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
       for (int c = 0; c < columns; ++c)
         if (int(words[h][c] >> 32) != round)
           words[h][c] = load_stamped_word(plane + (p.row0 + h) * p.cols + p.col0 + c);
     }
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) v[h][c] = value_of(words[h][c]);
   }
 
@@ -398,8 +388,7 @@ struct JacobiResidentTiles {
     const bool fixed_cols = team_col0 < 1 || team_col0 + g.region_cols() > p.cols - 1;
     Block b;  // B / 4
     PORTASOLVE_UNROLL
-    for (int h = 0; h < rows_per_warp; ++h)
-      PORTASOLVE_UNROLL
+    for (int h = 0; h < rows_per_warp; ++h) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c)
       b[h][c] = p.free_row[h] && p.free_col[c] ? quarter(rhs(p.row0 + h, p.col0 + c)) : T(0);
 

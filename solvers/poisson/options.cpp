@@ -5,9 +5,9 @@
 
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
+#include "core/names.hpp"
 #include "fft/fft.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
-#include "core/names.hpp"
 
 namespace portasolve::poisson {
 
@@ -20,7 +20,8 @@ void require(bool condition, const std::string& message) {
 }  // namespace
 
 const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral", "auto"};
+  static const std::vector<std::string> names{"jacobi",    "jacobi_blocked", "cg",  "cg_fused",
+                                              "multigrid", "spectral",       "auto"};
   return names;
 }
 const std::vector<std::string>& cg_operator_names() {
@@ -62,8 +63,7 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
   // sweeps in 61 ms against 230 ms with tiles on an H100 (BENCHMARKS.md).
   // Hosts can run them one thread a tile (tests do), but never pick them.
   if (host_execution || options.tile_cols != 0 || options.team_rows != 0) return BlockedKernel::tiles;
-  if (options.tile_rows == 0 &&
-      resident_geometry(rows, cols, options.sweeps_per_launch, compute_units()).tiles() > 0)
+  if (options.tile_rows == 0 && resident_geometry(rows, cols, options.sweeps_per_launch, compute_units()).tiles() > 0)
     return BlockedKernel::resident;
   const bool fits = options.sweeps_per_launch <= register_band_sweeps;
   const bool large = (rows - 2) * (cols - 2) >= 8 * static_cast<std::int64_t>(ExecSpace().concurrency());
@@ -161,8 +161,8 @@ void check(const MultigridOptions& options) {
     for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
     return list;
   };
-  require(known(options.cycle, multigrid_cycle_names()), "multigrid cycle must be one of " +
-                                                              allowed(multigrid_cycle_names()));
+  require(known(options.cycle, multigrid_cycle_names()),
+          "multigrid cycle must be one of " + allowed(multigrid_cycle_names()));
   require(known(options.smoother, multigrid_smoother_names()),
           "multigrid smoother must be one of " + allowed(multigrid_smoother_names()));
   require(options.pre_sweeps >= 0 && options.post_sweeps >= 0, "multigrid pre_sweeps and post_sweeps must be >= 0");

@@ -63,8 +63,8 @@ struct MultigridOptions {
   // Coarsening stops at a level with at most this many interior points; that
   // level is solved by red-black Gauss-Seidel to rounding.
   int coarsest_size = 16;
-  bool fmg = false;            // full multigrid start (counted as the first cycle)
-  double jacobi_omega = 0.8;   // weighted Jacobi smoother's weight, in (0, 1]
+  bool fmg = false;           // full multigrid start (counted as the first cycle)
+  double jacobi_omega = 0.8;  // weighted Jacobi smoother's weight, in (0, 1]
 };
 // Which problem is solved. dirichlet: the outer ring holds fixed values, L X
 // = B on the interior (every method). The other two have no fixed values:
@@ -102,11 +102,11 @@ struct SolverOptions {
   CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
 };
 
-const std::vector<std::string>& method_names();  // "jacobi", ..., "multigrid", "spectral", "auto"
-const std::vector<std::string>& cg_operator_names();  // "matrix_free", "crs"
+const std::vector<std::string>& method_names();          // "jacobi", ..., "multigrid", "spectral", "auto"
+const std::vector<std::string>& cg_operator_names();     // "matrix_free", "crs"
 const std::vector<std::string>& blocked_kernel_names();  // "auto", "registers", "tiles", "resident"
 const std::vector<std::string>& cg_kernel_names();       // "auto", "launches", "resident"
-const std::vector<std::string>& boundary_names();  // "dirichlet", "neumann", "periodic"
+const std::vector<std::string>& boundary_names();        // "dirichlet", "neumann", "periodic"
 Boundary boundary_from_name(const std::string& name);
 std::string name_of(Boundary boundary);
 Method method_from_name(const std::string& name);
@@ -120,7 +120,7 @@ std::string name_of(CgKernel kernel);
 
 const std::vector<std::string>& multigrid_cycle_names();     // "v", "w", "f"
 const std::vector<std::string>& multigrid_smoother_names();  // "rbgs", "jacobi", "chebyshev"
-const std::vector<std::string>& cg_preconditioner_names();  // "none", "jacobi", "multigrid"
+const std::vector<std::string>& cg_preconditioner_names();   // "none", "jacobi", "multigrid"
 CgPreconditioner cg_preconditioner_from_name(const std::string& name);
 std::string name_of(CgPreconditioner preconditioner);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);

@@ -17,15 +17,16 @@ struct HostGrid {
   std::vector<double> values;
 
   HostGrid() = default;
-  HostGrid(std::size_t rows_, std::size_t cols_, double fill = 0) : rows(rows_), cols(cols_), values(rows_ * cols_, fill) {}
+  HostGrid(std::size_t rows_, std::size_t cols_, double fill = 0)
+      : rows(rows_), cols(cols_), values(rows_ * cols_, fill) {}
   double& operator()(std::size_t i, std::size_t j) { return values[i * cols + j]; }
   double operator()(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
 };
 
 struct Problem {
-  HostGrid rhs;                  // B (ring unused)
-  HostGrid start;                // the boundary ring and the initial interior
-  std::optional<HostGrid> exact; // what the solve should approach, if known
+  HostGrid rhs;                   // B (ring unused)
+  HostGrid start;                 // the boundary ring and the initial interior
+  std::optional<HostGrid> exact;  // what the solve should approach, if known
   std::string description;
 };
 

@@ -114,8 +114,7 @@ void recheck_final_residual(const View2D<T>& x, const View2D<T>& rhs, const Solv
 }  // namespace
 
 template <class T>
-SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& asked,
-                  const CheckCallback& on_check) {
+SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& asked, const CheckCallback& on_check) {
   check(asked);
   SolverOptions options = asked;
   options.method = chosen_method(asked);
@@ -134,12 +133,23 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   if (!schedule.record(0, residual_norm(x, rhs, options.boundary))) {
     switch (options.method) {
       case Method::jacobi:
-      case Method::jacobi_blocked: run_jacobi(x, rhs, options, schedule); break;
-      case Method::cg: run_cg(x, rhs, options, schedule); break;
-      case Method::cg_fused: run_cg_fused(x, rhs, options, schedule); break;
-      case Method::multigrid: run_multigrid(x, rhs, options, schedule); break;
-      case Method::spectral: run_spectral(x, rhs, options, schedule); break;
-      case Method::automatic: break;  // chosen_method never returns it
+      case Method::jacobi_blocked:
+        run_jacobi(x, rhs, options, schedule);
+        break;
+      case Method::cg:
+        run_cg(x, rhs, options, schedule);
+        break;
+      case Method::cg_fused:
+        run_cg_fused(x, rhs, options, schedule);
+        break;
+      case Method::multigrid:
+        run_multigrid(x, rhs, options, schedule);
+        break;
+      case Method::spectral:
+        run_spectral(x, rhs, options, schedule);
+        break;
+      case Method::automatic:
+        break;  // chosen_method never returns it
     }
   }
   recheck_final_residual(x, rhs, options, schedule.report());

@@ -22,11 +22,11 @@ struct ResidualCheck {
 };
 
 struct SolveReport {
-  std::int64_t iterations = 0;      // sweeps (Jacobi), steps (CG), 1 (spectral) run
-  double relative_residual = 0;     // at the end
-  double reference_norm = 0;        // ||B - L X_0||_2, the denominator
-  bool converged = false;           // tolerance > 0 and reached
-  std::string stop_reason;          // "tolerance", "max_iterations", "breakdown" or "direct" (spectral)
+  std::int64_t iterations = 0;         // sweeps (Jacobi), steps (CG), 1 (spectral) run
+  double relative_residual = 0;        // at the end
+  double reference_norm = 0;           // ||B - L X_0||_2, the denominator
+  bool converged = false;              // tolerance > 0 and reached
+  std::string stop_reason;             // "tolerance", "max_iterations", "breakdown" or "direct" (spectral)
   std::vector<ResidualCheck> history;  // iteration 0, every check_every, the end
   Method method = Method::jacobi;      // the method that ran (auto resolved)
 };

@@ -67,7 +67,8 @@ struct JacobiSweep {
   bool weighted;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
-    x_next(i, j) = jacobi_update(x(i, j), x(i - 1, j), x(i + 1, j), x(i, j - 1), x(i, j + 1), rhs(i, j), omega, weighted);
+    x_next(i, j) =
+        jacobi_update(x(i, j), x(i - 1, j), x(i + 1, j), x(i, j - 1), x(i, j + 1), rhs(i, j), omega, weighted);
   }
 };
 

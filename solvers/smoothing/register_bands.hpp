@@ -61,11 +61,11 @@ struct RegisterBandSmoothing {
 
   // Where a band and its lane sit.
   struct Place {
-    int first_col;              // image column of the lane's first column
-    int band_col;               // its column within the band
-    int first, last;            // output rows [first, last)
-    int start;                  // the row level 0 takes at step 0
-    int cols;                   // image width
+    int first_col;    // image column of the lane's first column
+    int band_col;     // its column within the band
+    int first, last;  // output rows [first, last)
+    int start;        // the row level 0 takes at step 0
+    int cols;         // image width
   };
 
   // The pending window sums of one level: upper[c] is the output row above
@@ -174,12 +174,10 @@ struct RegisterBandSmoothing {
   KOKKOS_INLINE_FUNCTION void walk(const Place& place) const {
     Pending pending[Levels];
     PORTASOLVE_UNROLL
-    for (int p = 0; p < Levels; ++p)
-      PORTASOLVE_UNROLL
+    for (int p = 0; p < Levels; ++p) PORTASOLVE_UNROLL
     for (int c = 0; c < columns; ++c) pending[p].upper[c] = pending[p].lower[c] = 0;
     walk_strip<columns, Levels, Pixel>(
-        place.start, place.last - place.first, passes,
-        [&](Pixel(&row)[columns], const int r) { load(row, place, r); },
+        place.start, place.last - place.first, passes, [&](Pixel(&row)[columns], const int r) { load(row, place, r); },
         [&](Pixel(&row)[columns], const int p, const int r) { level<Unit, Edge>(row, pending[p - 1], place, r); },
         [&](const Pixel(&row)[columns], const int r) { store(row, place, r); });
   }
@@ -233,7 +231,9 @@ class RegisterBandLauncher {
 
   RegisterBandLauncher(const Kernel& kernel, const FusedSmoothing<Pixel, 1>& tiles, std::int64_t rows,
                        std::int64_t cols, const SmoothingOptions& options, int k)
-      : kernel_(kernel), top_(tiles, cols, 0, 0, k, 0, k), bottom_(tiles, cols, 0, 0, k, static_cast<int>(rows) - k, static_cast<int>(rows)) {
+      : kernel_(kernel),
+        top_(tiles, cols, 0, 0, k, 0, k),
+        bottom_(tiles, cols, 0, 0, k, static_cast<int>(rows) - k, static_cast<int>(rows)) {
     RegisterBandGeometry& g = kernel_.geometry;
     g.columns = Kernel::columns;
     g.halo = k;

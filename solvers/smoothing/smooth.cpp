@@ -92,8 +92,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
           " passes per launch, an image taller than 2 x passes per launch rows, a border other than wrap and "
           "tile_cols 0 (its bands are as wide as the hardware's warps); use streamed, tiles or auto");
     if constexpr (FixedRadius == 1) {
-      if (can_register && (wanted == FusedKernel::registers ||
-                           (wanted == FusedKernel::automatic && options.tile_cols == 0))) {
+      if (can_register &&
+          (wanted == FusedKernel::registers || (wanted == FusedKernel::automatic && options.tile_cols == 0))) {
         RegisterBandSmoothing<Pixel, streamed_levels> kernel;
         kernel.taps = taps;
         kernel.border = border;

@@ -15,9 +15,9 @@ struct SmoothReport {
   std::int64_t launches = 0;
   int radius = 0;
   bool separable = false;
-  int passes_per_launch = 1;         // > 1: fused in team scratch
+  int passes_per_launch = 1;                          // > 1: fused in team scratch
   FusedKernel fused_kernel = FusedKernel::automatic;  // fused launches: the kernel (automatic: none)
-  int tile_rows = 0, tile_cols = 0;  // fused launches: pixels a team writes
+  int tile_rows = 0, tile_cols = 0;                   // fused launches: pixels a team writes
 };
 
 // Called on the host after each launch with the passes done so far (the

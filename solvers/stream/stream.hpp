@@ -59,11 +59,21 @@ void apply(Operation operation, const Arrays<T>& arrays, T scalar) {
     Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Tag, Kokkos::IndexType<std::int64_t>>(0, n), kernels);
   };
   switch (operation) {
-    case Operation::copy: launch(typename Kernels::Copy{}, "stream_copy"); break;
-    case Operation::scale: launch(typename Kernels::Scale{}, "stream_scale"); break;
-    case Operation::add: launch(typename Kernels::Add{}, "stream_add"); break;
-    case Operation::triad: launch(typename Kernels::Triad{}, "stream_triad"); break;
-    case Operation::deep_copy: Kokkos::deep_copy(ExecSpace(), arrays.c, arrays.a); break;
+    case Operation::copy:
+      launch(typename Kernels::Copy{}, "stream_copy");
+      break;
+    case Operation::scale:
+      launch(typename Kernels::Scale{}, "stream_scale");
+      break;
+    case Operation::add:
+      launch(typename Kernels::Add{}, "stream_add");
+      break;
+    case Operation::triad:
+      launch(typename Kernels::Triad{}, "stream_triad");
+      break;
+    case Operation::deep_copy:
+      Kokkos::deep_copy(ExecSpace(), arrays.c, arrays.a);
+      break;
   }
 }
 

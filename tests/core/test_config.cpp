@@ -77,7 +77,8 @@ TEST(Config, WrongTypeNamesPositionKeyAndAllowed) {
             "test.yaml:3:19: key 'solver.max_iterations': expected an integer, got 'many' (allowed: an integer >= 1)");
   EXPECT_EQ(error_for("name: a\noutput: {overwrite: maybe}\n"),
             "test.yaml:2:21: key 'output.overwrite': expected true or false, got 'maybe' (allowed: true or false)");
-  EXPECT_NE(error_for("name: a\nsolver: 3\n").find("key 'solver': expected a group of keys, got '3'"), std::string::npos);
+  EXPECT_NE(error_for("name: a\nsolver: 3\n").find("key 'solver': expected a group of keys, got '3'"),
+            std::string::npos);
   EXPECT_NE(error_for("name: a\ngrid: {weights: 0.5}\n").find("expected a list, got '0.5'"), std::string::npos);
   EXPECT_NE(error_for("name: [a, b]\n").find("key 'name': expected a string, got a list"), std::string::npos);
 }
@@ -88,8 +89,9 @@ TEST(Config, OutOfRangeValues) {
   EXPECT_EQ(error_for("name: a\nsolver: {omega: 2.5}\n"),
             "test.yaml:2:17: key 'solver.omega': out of range: 2.5 (allowed: a number > 0 and <= 2)");
   EXPECT_NE(error_for("name: a\nsolver: {omega: .nan}\n").find("expected a finite number"), std::string::npos);
-  EXPECT_NE(error_for("name: a\ngrid: {sizes: [4, 1]}\n").find("out of range: 1 (allowed: a list of integers, each >= 2"),
-            std::string::npos);
+  EXPECT_NE(
+      error_for("name: a\ngrid: {sizes: [4, 1]}\n").find("out of range: 1 (allowed: a list of integers, each >= 2"),
+      std::string::npos);
   EXPECT_NE(error_for("name: a\ngrid: {sizes: [4]}\n").find("has 1 items"), std::string::npos);
 }
 
@@ -137,7 +139,8 @@ TEST(Config, MissingAndMalformedFiles) {
     portasolve::config::load_yaml_file("/nonexistent/portasolve.yaml");
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "/nonexistent/portasolve.yaml: cannot open the config file (allowed: a readable YAML file)");
+    EXPECT_STREQ(error.what(),
+                 "/nonexistent/portasolve.yaml: cannot open the config file (allowed: a readable YAML file)");
     EXPECT_EQ(error.exit_code(), 2);
   }
   const std::string path = ::testing::TempDir() + "malformed.yaml";
@@ -201,12 +204,15 @@ TEST(Config, ExperimentIsReadFirstAndChecked) {
   using portasolve::config::read_experiment;
   const std::vector<std::string> known{"poisson", "smoothing"};
   EXPECT_EQ(read_experiment(YAML::Load("experiment: poisson\n"), "f.yaml", {}, known), "poisson");
-  EXPECT_EQ(read_experiment(YAML::Load("experiment: poisson\n"), "f.yaml", {"experiment=smoothing"}, known), "smoothing");
+  EXPECT_EQ(read_experiment(YAML::Load("experiment: poisson\n"), "f.yaml", {"experiment=smoothing"}, known),
+            "smoothing");
   try {
     read_experiment(YAML::Load("experiment: poison\n"), "f.yaml", {}, known);
     FAIL() << "no error";
   } catch (const ConfigError& error) {
-    EXPECT_STREQ(error.what(), "f.yaml:1:13: key 'experiment': got 'poison' (did you mean 'poisson'?) (allowed: one of: poisson, smoothing)");
+    EXPECT_STREQ(
+        error.what(),
+        "f.yaml:1:13: key 'experiment': got 'poison' (did you mean 'poisson'?) (allowed: one of: poisson, smoothing)");
   }
   EXPECT_THROW(read_experiment(YAML::Load("seed: 1\n"), "f.yaml", {}, known), ConfigError);
 }

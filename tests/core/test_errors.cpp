@@ -10,8 +10,7 @@ using portasolve::ConfigError;
 using portasolve::SourceLocation;
 
 TEST(Errors, ConfigErrorNamesFileLineColumnKeyAndAllowed) {
-  const ConfigError error(SourceLocation{"configs/poisson.yaml", 12, 5}, "solver.tolerance", "got -1",
-                          "a number > 0");
+  const ConfigError error(SourceLocation{"configs/poisson.yaml", 12, 5}, "solver.tolerance", "got -1", "a number > 0");
   EXPECT_STREQ(error.what(), "configs/poisson.yaml:12:5: key 'solver.tolerance': got -1 (allowed: a number > 0)");
   EXPECT_EQ(error.where().line, 12);
   EXPECT_EQ(error.where().column, 5);

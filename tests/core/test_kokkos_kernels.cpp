@@ -37,8 +37,8 @@ Vector<T> ramp(int n, T scale) {
 
 TEST(KokkosKernels, DotNrm2AxpbyDouble) {
   const int n = 1000;
-  auto x = ramp<double>(n, 1.0);   // x_i = i
-  auto y = ramp<double>(n, 0.5);   // y_i = i / 2
+  auto x = ramp<double>(n, 1.0);  // x_i = i
+  auto y = ramp<double>(n, 0.5);  // y_i = i / 2
   const double sum_sq = double(n) * (n + 1) * (2 * n + 1) / 6;
   EXPECT_DOUBLE_EQ(KokkosBlas::dot(x, y), 0.5 * sum_sq);
   EXPECT_NEAR(KokkosBlas::nrm2(x), std::sqrt(sum_sq), 1e-12 * std::sqrt(sum_sq));
@@ -70,9 +70,12 @@ TEST(KokkosKernels, SpmvOneDimensionalLaplacian) {
   }
   Kokkos::View<int*, MemSpace> row_map("row_map", n + 1), columns("columns", columns_host.size());
   Kokkos::View<double*, MemSpace> values("values", values_host.size());
-  Kokkos::deep_copy(row_map, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(row_map_host.data(), n + 1));
-  Kokkos::deep_copy(columns, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(columns_host.data(), columns_host.size()));
-  Kokkos::deep_copy(values, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values_host.data(), values_host.size()));
+  Kokkos::deep_copy(row_map,
+                    Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(row_map_host.data(), n + 1));
+  Kokkos::deep_copy(columns, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(columns_host.data(),
+                                                                                            columns_host.size()));
+  Kokkos::deep_copy(values, Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values_host.data(),
+                                                                                              values_host.size()));
   Matrix a("laplacian_1d", n, n, static_cast<int>(values_host.size()), values, row_map, columns);
 
   Vector<double> x("x", n), y("y", n);

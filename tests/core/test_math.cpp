@@ -40,14 +40,24 @@ struct EvaluateMath {
 
 double reference(int f, double x, double y) {
   switch (f) {
-    case kSin: case kSinOfSincos: return std::sin(x);
-    case kCos: case kCosOfSincos: return std::cos(x);
-    case kTan: return std::tan(x);
-    case kExp: return std::exp(x / 8);
-    case kLog: return std::log(std::fabs(x) + 1e-3);
-    case kSqrt: return std::sqrt(std::fabs(x));
-    case kAtan2: return std::atan2(y, x);
-    case kHypot: return std::hypot(x, y);
+    case kSin:
+    case kSinOfSincos:
+      return std::sin(x);
+    case kCos:
+    case kCosOfSincos:
+      return std::cos(x);
+    case kTan:
+      return std::tan(x);
+    case kExp:
+      return std::exp(x / 8);
+    case kLog:
+      return std::log(std::fabs(x) + 1e-3);
+    case kSqrt:
+      return std::sqrt(std::fabs(x));
+    case kAtan2:
+      return std::atan2(y, x);
+    case kHypot:
+      return std::hypot(x, y);
   }
   return std::nan("");
 }

@@ -53,8 +53,7 @@ struct MaxOfSine {
 // sin(0.001 i) peaks at i nearest pi/2 / 0.001.
 TEST(Reduce, MaxReducerFindsPeak) {
   double best = -2;
-  Kokkos::parallel_reduce("max_sine", Kokkos::RangePolicy<ExecSpace>(0, 3000), MaxOfSine{},
-                          Kokkos::Max<double>(best));
+  Kokkos::parallel_reduce("max_sine", Kokkos::RangePolicy<ExecSpace>(0, 3000), MaxOfSine{}, Kokkos::Max<double>(best));
   EXPECT_DOUBLE_EQ(best, std::sin(0.001 * 1571));
 }
 

@@ -31,8 +31,9 @@ inline std::vector<double> scipy_lombscargle(const std::vector<double>& x, std::
     const double tau = std::atan2(2 * cs, cc - ss) / (2 * angular[i]);
     const double c_tau = std::cos(angular[i] * tau), s_tau = std::sin(angular[i] * tau);
     const double c_tau2 = c_tau * c_tau, s_tau2 = s_tau * s_tau, cs_tau = 2 * c_tau * s_tau;
-    pgram[i] = 0.5 * ((c_tau * xc + s_tau * xs) * (c_tau * xc + s_tau * xs) / (c_tau2 * cc + cs_tau * cs + s_tau2 * ss) +
-                      (c_tau * xs - s_tau * xc) * (c_tau * xs - s_tau * xc) / (c_tau2 * ss - cs_tau * cs + s_tau2 * cc));
+    pgram[i] =
+        0.5 * ((c_tau * xc + s_tau * xs) * (c_tau * xc + s_tau * xs) / (c_tau2 * cc + cs_tau * cs + s_tau2 * ss) +
+               (c_tau * xs - s_tau * xc) * (c_tau * xs - s_tau * xc) / (c_tau2 * ss - cs_tau * cs + s_tau2 * cc));
   }
   if (normalize) {
     double yy = 0;
@@ -94,10 +95,14 @@ inline std::vector<double> astropy_lombscargle(const std::vector<double>& t, std
       ss -= s_tau * s_tau;
     }
     double p = yc * yc / cc + ys * ys / ss;
-    if (normalization == "standard") p /= yy;
-    else if (normalization == "model") p /= yy - p;
-    else if (normalization == "log") p = -std::log(1 - p / yy);
-    else p *= 0.5 * w_sum;  // psd: 0.5 * sum dy^-2
+    if (normalization == "standard")
+      p /= yy;
+    else if (normalization == "model")
+      p /= yy - p;
+    else if (normalization == "log")
+      p = -std::log(1 - p / yy);
+    else
+      p *= 0.5 * w_sum;  // psd: 0.5 * sum dy^-2
     power[k] = p;
   }
   return power;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "solvers/lombscargle/fap.hpp"
 #include "core/errors.hpp"
+#include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace {
@@ -44,8 +44,7 @@ TEST(FalseAlarm, NaiveIsIndependentTrials) {
   const auto context = example_context();
   const double z = 0.4, single = ls::fap_single(z, context.samples);
   const double trials = context.maximum_frequency * context.baseline;
-  EXPECT_NEAR(ls::false_alarm_probability(z, context, ls::FapMethod::naive), 1 - std::pow(1 - single, trials),
-              1e-12);
+  EXPECT_NEAR(ls::false_alarm_probability(z, context, ls::FapMethod::naive), 1 - std::pow(1 - single, trials), 1e-12);
 }
 
 TEST(FalseAlarm, TimeVarianceIsWeighted) {

@@ -25,7 +25,8 @@ double fft_error(std::int64_t n, int team_length, int rows) {
   std::mt19937 rng(static_cast<unsigned>(n + team_length));
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   for (int r = 0; r < rows; ++r)
-    for (std::int64_t j = 0; j < n; ++j) host(r, j) = ls::Complex<T>(static_cast<T>(value(rng)), static_cast<T>(value(rng)));
+    for (std::int64_t j = 0; j < n; ++j)
+      host(r, j) = ls::Complex<T>(static_cast<T>(value(rng)), static_cast<T>(value(rng)));
   const auto input = Kokkos::create_mirror(data);
   Kokkos::deep_copy(input, host);
   Kokkos::deep_copy(data, host);
@@ -97,7 +98,8 @@ ls::Series series_with_dy(std::size_t n, double span, unsigned seed) {
 template <class T>
 double peak_relative_error(const ls::Series& series, const ls::FrequencyGrid& grid, const ls::Options& options,
                            const std::vector<double>& reference) {
-  const auto power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ls::periodogram<T>({series}, grid, options));
+  const auto power =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ls::periodogram<T>({series}, grid, options));
   double worst = 0, peak = 0;
   for (std::size_t k = 0; k < grid.size(); ++k) {
     worst = std::max(worst, std::fabs(static_cast<double>(power(0, k)) - reference[k]));

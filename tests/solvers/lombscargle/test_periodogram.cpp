@@ -74,8 +74,8 @@ TEST(LombScargle, ClassicMatchesScipy) {
         options.precenter = precenter;
         options.normalize = normalize;
         options.algorithm = algorithm;
-        const std::string what = "precenter=" + std::to_string(precenter) + " normalize=" +
-                                 std::to_string(normalize) + " " + ls::name_of(algorithm);
+        const std::string what = "precenter=" + std::to_string(precenter) + " normalize=" + std::to_string(normalize) +
+                                 " " + ls::name_of(algorithm);
         EXPECT_LT(peak_relative_error(run<double>(series, grid, options), ref), 1e-11) << what;
         // float: the phase w t formed in float limits direct and tiled.
         const double float_tolerance = phases_in_double(algorithm) ? 1e-5 : 2e-4;
@@ -101,9 +101,9 @@ TEST(LombScargle, GeneralizedMatchesAstropy) {
             options.center_data = center_data;
             options.normalization = ls::normalization_from_name(normalizations[n]);
             options.algorithm = algorithm;
-            const std::string what = normalizations[n] + " fit_mean=" + std::to_string(fit_mean) + " center_data=" +
-                                     std::to_string(center_data) + " dy=" + std::to_string(with_dy) + " " +
-                                     ls::name_of(algorithm);
+            const std::string what = normalizations[n] + " fit_mean=" + std::to_string(fit_mean) +
+                                     " center_data=" + std::to_string(center_data) + " dy=" + std::to_string(with_dy) +
+                                     " " + ls::name_of(algorithm);
             EXPECT_LT(peak_relative_error(run<double>(series, grid, options), ref), 1e-10) << what;
             EXPECT_LT(peak_relative_error(run<float>(series, grid, options), ref),
                       phases_in_double(algorithm) ? 1e-4 : 1e-3)
@@ -178,7 +178,8 @@ TEST(LombScargle, BatchEqualsLoopOverSeries) {
   for (const auto algorithm : every_algorithm) {
     ls::Options options;
     options.algorithm = algorithm;
-    const auto power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ls::periodogram<double>(batch, grid, options));
+    const auto power =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ls::periodogram<double>(batch, grid, options));
     for (std::size_t s = 0; s < batch.size(); ++s) {
       const auto single = run<double>(batch[s], grid, options);
       for (std::size_t k = 0; k < grid.size(); ++k)
@@ -201,9 +202,11 @@ TEST(LombScargle, AlgorithmsAgreeOnExplicitGrids) {
     EXPECT_LT(peak_relative_error(run<double>(series, grid, options), ref), 1e-10) << ls::name_of(algorithm);
   }
   EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, grid), ls::Algorithm::tiled);
-  EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, 3, false)), ls::Algorithm::recurrence);
-  EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, ls::nufft_minimum_frequencies, false)),
-            ls::Algorithm::nufft);
+  EXPECT_EQ(ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, 3, false)),
+            ls::Algorithm::recurrence);
+  EXPECT_EQ(
+      ls::resolve_algorithm(ls::Algorithm::automatic, ls::uniform_grid(1, 2, ls::nufft_minimum_frequencies, false)),
+      ls::Algorithm::nufft);
 }
 
 TEST(LombScargle, Grids) {
@@ -229,13 +232,14 @@ TEST(LombScargle, FastMathBaselineComputesTheSamePeriodogramOrRefuses) {
   const ls::FrequencyGrid grid = ls::uniform_grid(0.1, 3.0, 500, false);
   ls::Options options;
   options.form = ls::Form::classic;
-  const auto ref = reference::scipy_lombscargle(series.t, series.y,
-                                                [&] {
-                                                  std::vector<double> w;
-                                                  for (double f : grid.values) w.push_back(2 * M_PI * f);
-                                                  return w;
-                                                }(),
-                                                false, false);
+  const auto ref = reference::scipy_lombscargle(
+      series.t, series.y,
+      [&] {
+        std::vector<double> w;
+        for (double f : grid.values) w.push_back(2 * M_PI * f);
+        return w;
+      }(),
+      false, false);
   ls::Periodogram<float> periodogram({series}, grid, options);
 #if defined(KOKKOS_ENABLE_CUDA)
   periodogram.compute_direct_fast_math();
@@ -302,12 +306,18 @@ TEST(LombScargle, BadInputIsAnError) {
   expect_input_error([] { ls::explicit_grid({INFINITY}, false); }, "frequency 0 is inf");
   ls::Options recurrence;
   recurrence.algorithm = ls::Algorithm::recurrence;
-  expect_input_error([&] { ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), recurrence); },
-                     "needs a uniform frequency grid");
+  expect_input_error(
+      [&] {
+        ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), recurrence);
+      },
+      "needs a uniform frequency grid");
   ls::Options nufft;
   nufft.algorithm = ls::Algorithm::nufft;
-  expect_input_error([&] { ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), nufft); },
-                     "the nufft algorithm needs a uniform frequency grid");
+  expect_input_error(
+      [&] {
+        ls::periodogram<double>({good}, ls::explicit_grid({1.0, 2.0}, false), nufft);
+      },
+      "the nufft algorithm needs a uniform frequency grid");
   for (double tolerance : {-1e-6, 1.0, double(NAN)}) {
     nufft.nufft_tolerance = tolerance;
     expect_input_error(compute(good, nufft), "nufft_tolerance must be in (0, 1)");

@@ -55,7 +55,11 @@ TEST(PoissonJacobi, MatchesHostLoopOnNonSquareGridWithBoundaryValues) {
 template <class T>
 void expect_blocked_equals_plain(double tolerance) {
   const HostGrid start = random_grid(37, 29, 3), rhs = random_grid(37, 29, 4);
-  struct Shape { int k, tile_rows, tile_cols; std::int64_t sweeps; double omega; };
+  struct Shape {
+    int k, tile_rows, tile_cols;
+    std::int64_t sweeps;
+    double omega;
+  };
   for (const Shape shape : {Shape{4, 8, 8, 23, 1.0}, Shape{3, 5, 16, 9, 1.0}, Shape{8, 4, 4, 17, 0.7},
                             Shape{1, 32, 32, 5, 1.0}, Shape{6, 16, 16, 30, 1.0}, Shape{2, 0, 0, 7, 1.0}}) {
     SolverOptions blocked = sweeps(Method::jacobi_blocked, shape.sweeps, shape.omega);
@@ -102,7 +106,11 @@ TEST(PoissonJacobi, BlockedEqualsPlainFloat) { expect_blocked_equals_plain<float
 // rows, the last launch shorter than k.
 template <class T>
 void expect_register_bands_equal_plain(double weighted_tolerance) {
-  struct Shape { int rows, cols, k, strip_rows; std::int64_t sweeps; double omega; };
+  struct Shape {
+    int rows, cols, k, strip_rows;
+    std::int64_t sweeps;
+    double omega;
+  };
   for (const Shape shape : {Shape{37, 29, 4, 0, 23, 1.0}, Shape{37, 29, 1, 5, 9, 1.0}, Shape{40, 300, 8, 16, 17, 1.0},
                             Shape{40, 300, 3, 7, 11, 0.7}, Shape{19, 150, 8, 0, 8, 1.0}}) {
     const HostGrid start = random_grid(shape.rows, shape.cols, 6), rhs = random_grid(shape.rows, shape.cols, 7);
@@ -126,7 +134,11 @@ TEST(PoissonJacobi, RegisterBandsEqualPlainFloat) { expect_register_bands_equal_
 // resident at once (a one-thread host runs the one-tile case).
 template <class T>
 void expect_resident_tiles_equal_plain(double weighted_tolerance) {
-  struct Shape { int rows, cols, k; std::int64_t sweeps; double omega; };
+  struct Shape {
+    int rows, cols, k;
+    std::int64_t sweeps;
+    double omega;
+  };
   int ran = 0;
   for (const Shape shape : {Shape{37, 29, 4, 23, 1.0}, Shape{40, 90, 8, 30, 1.0}, Shape{21, 60, 1, 5, 1.0},
                             Shape{60, 110, 3, 11, 0.7}, Shape{30, 60, 16, 40, 1.0}}) {
@@ -234,7 +246,8 @@ TEST(PoissonJacobi, ResidualHistoryDecreasesAndMatchesHost) {
     const auto& check = report.history[k];
     EXPECT_EQ(check.iteration, std::int64_t(20 * k));
     EXPECT_LT(check.relative_residual, report.history[k - 1].relative_residual);
-    const double host = testing::host_residual_norm(host_jacobi(problem.start, problem.rhs, check.iteration), problem.rhs);
+    const double host =
+        testing::host_residual_norm(host_jacobi(problem.start, problem.rhs, check.iteration), problem.rhs);
     EXPECT_NEAR(check.relative_residual, host / reference, 1e-10);
   }
   EXPECT_EQ(report.iterations, 200);

@@ -33,7 +33,8 @@ TEST(PoissonProblem, ManufacturedRhsApproximatesTheContinuousLaplacian) {
   // h^2 (Laplacian of u) vs the 5-point stencil of the samples: O(h^4) apart.
   double worst = 0;
   for (std::size_t i = 1; i + 1 < u.rows; ++i)
-    for (std::size_t j = 1; j + 1 < u.cols; ++j) worst = std::max(worst, std::fabs(testing::stencil(u, i, j) - problem.rhs(i, j)));
+    for (std::size_t j = 1; j + 1 < u.cols; ++j)
+      worst = std::max(worst, std::fabs(testing::stencil(u, i, j) - problem.rhs(i, j)));
   EXPECT_LT(worst, 5 * std::pow(h, 4) * std::pow(M_PI, 4) * 25);
   EXPECT_GT(worst, 0.0);
 }
@@ -75,7 +76,11 @@ TEST(PoissonProblem, CallbackSeesEveryCheckAndCanAbandonTheSolve) {
   EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 10, 20, 25}));
   EXPECT_EQ(report.history.size(), 4u);
   struct Stop {};
-  EXPECT_THROW(solve(x, b, options, [](const ResidualCheck& c) { if (c.iteration == 10) throw Stop{}; }), Stop);
+  EXPECT_THROW(solve(x, b, options,
+                     [](const ResidualCheck& c) {
+                       if (c.iteration == 10) throw Stop{};
+                     }),
+               Stop);
 }
 
 // Building a large problem takes seconds on the host: Ctrl-C must stop it

@@ -34,10 +34,18 @@ void check_operation(stream::Operation operation) {
   for (std::size_t i = 0; i < n; ++i) {
     switch (operation) {
       case stream::Operation::copy:
-      case stream::Operation::deep_copy: c[i] = a[i]; break;
-      case stream::Operation::scale: b[i] = s * c[i]; break;
-      case stream::Operation::add: c[i] = a[i] + b[i]; break;
-      case stream::Operation::triad: a[i] = b[i] + s * c[i]; break;
+      case stream::Operation::deep_copy:
+        c[i] = a[i];
+        break;
+      case stream::Operation::scale:
+        b[i] = s * c[i];
+        break;
+      case stream::Operation::add:
+        c[i] = a[i] + b[i];
+        break;
+      case stream::Operation::triad:
+        a[i] = b[i] + s * c[i];
+        break;
     }
   }
   const auto a_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), arrays.a);
