@@ -4,14 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "core/build_info.hpp"
-#include "core/config.hpp"
+#include "app/build_info.hpp"
+#include "app/config.hpp"
+#include "app/memory_budget.hpp"
+#include "app/result_file.hpp"
+#include "app/version.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/kokkos_session.hpp"
-#include "core/memory_budget.hpp"
-#include "core/result_file.hpp"
-#include "core/version.hpp"
 #include "drivers/experiment.hpp"
 
 namespace portasolve::drivers {

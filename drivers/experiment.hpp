@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
-#include "core/progress.hpp"
-#include "core/result_file.hpp"
+#include "app/config.hpp"
+#include "app/progress.hpp"
+#include "app/result_file.hpp"
 #include "drivers/preflight.hpp"
 
 namespace portasolve::drivers {

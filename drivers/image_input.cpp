@@ -4,11 +4,11 @@
 #include <cmath>
 #include <random>
 
+#include "app/hdf5.hpp"
+#include "app/pgm.hpp"
 #include "core/errors.hpp"
-#include "core/hdf5.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
-#include "core/pgm.hpp"
 
 namespace portasolve::drivers {
 

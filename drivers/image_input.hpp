@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
-#include "core/result_file.hpp"
+#include "app/config.hpp"
+#include "app/result_file.hpp"
 
 namespace portasolve::drivers {
 

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <ostream>
 
-#include "core/hdf5.hpp"
+#include "app/hdf5.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 #include "core/timer.hpp"

@@ -6,8 +6,8 @@
 #include <random>
 #include <sstream>
 
+#include "app/hdf5.hpp"
 #include "core/errors.hpp"
-#include "core/hdf5.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 

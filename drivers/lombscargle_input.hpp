@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config.hpp"
+#include "app/config.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::drivers {

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "app/pgm.hpp"
 #include "core/interrupt.hpp"
-#include "core/pgm.hpp"
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"

@@ -3,8 +3,8 @@
 #include <cctype>
 #include <fstream>
 
+#include "app/hdf5.hpp"
 #include "core/errors.hpp"
-#include "core/hdf5.hpp"
 
 namespace portasolve::drivers {
 

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/config.hpp"
-#include "core/memory_budget.hpp"
+#include "app/config.hpp"
+#include "app/memory_budget.hpp"
 
 namespace portasolve::drivers {
 

@@ -10,10 +10,9 @@ if [ "${1:-}" = "--fix" ]; then
   "$formatter" -i "${files[@]}"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  "$formatter" --dry-run -Werror "$f" > /dev/null 2>&1 || bad+=("$f")
-done
+# One run over every file; each difference is reported as "FILE:LINE:COL: error: ...".
+mapfile -t bad < <("$formatter" --dry-run -Werror "${files[@]}" 2>&1 |
+                   sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: .*/\1/p' | sort -u)
 if [ ${#bad[@]} -gt 0 ]; then
   echo "check-format: ${#bad[@]} file(s) differ from $formatter's output (run scripts/check-format.sh --fix):" >&2
   printf '  %s\n' "${bad[@]}" >&2

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "app/memory_budget.hpp"
 #include "core/errors.hpp"
-#include "core/memory_budget.hpp"
 #include "core/spaces.hpp"
 
 namespace {

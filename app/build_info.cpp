@@ -1,4 +1,4 @@
-#include "core/build_info.hpp"
+#include "app/build_info.hpp"
 
 #include <hdf5.h>
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "app/hdf5.hpp"
 #include "core/errors.hpp"
-#include "core/hdf5.hpp"
-#include "tests/core/file_size_limit.hpp"
+#include "tests/app/file_size_limit.hpp"
 
 namespace {
 

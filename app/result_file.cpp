@@ -1,4 +1,4 @@
-#include "core/result_file.hpp"
+#include "app/result_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "app/version.hpp"
 #include "core/kokkos_session.hpp"
-#include "core/version.hpp"
 
 namespace portasolve {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "app/hdf5.hpp"
 #include "core/errors.hpp"
-#include "core/hdf5.hpp"
 #include "core/timer.hpp"
 
 namespace portasolve {

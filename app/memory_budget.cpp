@@ -1,4 +1,4 @@
-#include "core/memory_budget.hpp"
+#include "app/memory_budget.hpp"
 
 #include <Kokkos_Macros.hpp>
 #if defined(KOKKOS_ENABLE_CUDA)

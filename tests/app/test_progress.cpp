@@ -4,8 +4,8 @@
 #include <csignal>
 #include <sstream>
 
+#include "app/progress.hpp"
 #include "core/interrupt.hpp"
-#include "core/progress.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "core/progress.hpp"
+#include "app/progress.hpp"
 
 #include <cstdio>
 #include <ostream>

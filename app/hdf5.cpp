@@ -1,4 +1,4 @@
-#include "core/hdf5.hpp"
+#include "app/hdf5.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -294,7 +294,7 @@ namespace {
 // callbacks added): the positional table below would not compile, and must
 // not be adapted blindly.
 #error \
-    "core/hdf5.cpp: the result-file driver is written for the file driver interface of HDF5 1.10 and 1.12 (Debian 12 has 1.10.8); port driver_class to this HDF5's H5FD_class_t"
+    "app/hdf5.cpp: the result-file driver is written for the file driver interface of HDF5 1.10 and 1.12 (Debian 12 has 1.10.8); port driver_class to this HDF5's H5FD_class_t"
 #endif
 struct Driver {
   H5FD_t public_part;  // first: HDF5 hands this pointer to every callback

@@ -7,10 +7,10 @@
 #include <iterator>
 #include <string>
 
+#include "app/result_file.hpp"
+#include "app/version.hpp"
 #include "core/kokkos_session.hpp"
-#include "core/result_file.hpp"
-#include "core/version.hpp"
-#include "tests/core/file_size_limit.hpp"
+#include "tests/app/file_size_limit.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "core/pgm.hpp"
+#include "app/pgm.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "app/result_file.hpp"
 #include "core/errors.hpp"
-#include "core/result_file.hpp"
 
 namespace portasolve::pgm {
 

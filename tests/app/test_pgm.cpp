@@ -9,9 +9,9 @@
 #include <random>
 #include <stdexcept>
 
+#include "app/pgm.hpp"
 #include "core/errors.hpp"
-#include "core/pgm.hpp"
-#include "tests/core/file_size_limit.hpp"
+#include "tests/app/file_size_limit.hpp"
 
 namespace portasolve {
 namespace {

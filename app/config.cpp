@@ -1,4 +1,4 @@
-#include "core/config.hpp"
+#include "app/config.hpp"
 
 #include <algorithm>
 #include <cctype>

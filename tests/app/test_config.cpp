@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/config.hpp"
+#include "app/config.hpp"
 
 namespace {
 

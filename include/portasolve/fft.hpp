@@ -1,0 +1,9 @@
+#pragma once
+// portasolve's batched 1-D FFTs on Views (FFTW3 on host backends, cuFFT on
+// CUDA; no library on HIP, where building a plan throws):
+//
+//   fft::Plan<T>(kind, length, batch[, planning]): kind complex_forward |
+//       complex_backward | real_forward | real_backward | dst1 | dct1;
+//       execute(in, out) on rows x length Views of the default memory space.
+//   fft::library_name(): the library behind the plans.
+#include "fft/fft.hpp"

@@ -1,0 +1,12 @@
+#pragma once
+// portasolve's Lorenz 2005 models I-III: ensembles integrated by RK4 on the
+// device, one row of an E x N View per member.
+//
+//   lorenz05::Ensemble<T>(parameters, layout): parameters (ModelParameters:
+//       model, N, K, I, F, b, c, dt), layout automatic | team | flat;
+//       advance(states, steps) integrates every member in place.
+//   lorenz05::ensemble_statistics(states) -> mean and spread per point.
+// Errors: std::invalid_argument for bad parameters, or the team layout when a
+// member's state does not fit the team scratch.
+#include "solvers/lorenz05/ensemble.hpp"
+#include "solvers/lorenz05/parameters.hpp"
