@@ -4,6 +4,7 @@
 // config, input data), 1 for what went wrong while running.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace portasolve {
 
@@ -47,6 +48,22 @@ class InputError : public Error {
 class IoError : public Error {
  public:
   using Error::Error;
+};
+
+// An option a solver cannot run with: a value out of range, or a combination
+// this backend cannot do (e.g. a tile larger than its team scratch). option()
+// names the field of the solver's options struct ("sweeps_per_launch",
+// "multigrid.pre_sweeps", "K"), so a caller maps it to its own name for it
+// (drivers: the config key) without reading the message. It is an
+// std::invalid_argument, as the standard library reports bad arguments.
+class OptionError : public std::invalid_argument {
+ public:
+  OptionError(std::string option, const std::string& message)
+      : std::invalid_argument(message), option_(std::move(option)) {}
+  const std::string& option() const noexcept { return option_; }
+
+ private:
+  std::string option_;
 };
 
 // A solver or backend failure while running (divergence, device error, ...).

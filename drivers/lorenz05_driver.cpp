@@ -12,6 +12,7 @@
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/option_keys.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 
 namespace portasolve::drivers {
@@ -78,20 +79,27 @@ lz::ModelParameters model_parameters(const config::Config& config) {
   return p;
 }
 
-// The key an invalid_argument from the model concerns.
-std::string key_of_problem(const std::string& message) {
-  for (const char* key : {"K", "smooth_steps", "delta_t", "model_size", "forcing", "layout"})
-    if (message.find(key) != std::string::npos) return std::string("lorenz05.") + key;
-  return "lorenz05.model";
+// The config key of every ModelParameters field (and the layout) a solver may
+// name in an OptionError.
+const OptionKeys& model_option_keys() {
+  static const OptionKeys keys{{"model", "lorenz05.model"},
+                               {"model_size", "lorenz05.model_size"},
+                               {"forcing", "lorenz05.forcing"},
+                               {"delta_t", "lorenz05.delta_t"},
+                               {"space_time_scale", "lorenz05.space_time_scale"},
+                               {"coupling", "lorenz05.coupling"},
+                               {"K", "lorenz05.K"},
+                               {"smooth_steps", "lorenz05.smooth_steps"},
+                               {"layout", "lorenz05.layout"}};
+  return keys;
 }
 
 template <class T>
 lz::Ensemble<T> make_ensemble(const config::Config& config, const lz::ModelParameters& p, lz::Layout layout) {
   try {
     return lz::Ensemble<T>(p, layout);
-  } catch (const std::invalid_argument& error) {
-    const std::string key = key_of_problem(error.what());
-    throw ConfigError(config.where(key), key, error.what());
+  } catch (const OptionError& error) {
+    throw config_error_for(config, error, model_option_keys(), "lorenz05.model");
   }
 }
 

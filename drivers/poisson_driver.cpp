@@ -14,6 +14,7 @@
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/image_input.hpp"
+#include "drivers/option_keys.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
 
@@ -21,92 +22,94 @@ namespace portasolve::drivers {
 
 void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
+  // Every default is the library's own (SolverOptions), stated once there.
+  const poisson::SolverOptions defaults;
   schema
       .add("poisson.solver", Kind::Choice,
            "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine "
            "transforms) "
            "or auto (spectral where an FFT library serves the backend, else multigrid)")
       .choices(poisson::method_names())
-      .default_value("jacobi");
+      .default_value(poisson::name_of(defaults.method));
   schema
       .add("poisson.boundary", Kind::Choice,
            "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
            "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
       .choices(poisson::boundary_names())
-      .default_value("dirichlet");
+      .default_value(poisson::name_of(defaults.boundary));
   schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
-      .default_value(10000)
+      .default_value(defaults.max_iterations)
       .at_least(0);
   schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
-      .default_value(0.0)
+      .default_value(defaults.tolerance)
       .at_least(0);
   schema
       .add("poisson.check_every", Kind::Integer,
            "iterations between residual checks and progress lines (multigrid checks every cycle)")
-      .default_value(1000)
+      .default_value(defaults.check_every)
       .at_least(1);
   schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)")
-      .default_value(1.0)
+      .default_value(defaults.omega)
       .greater_than(0)
       .at_most(1);
   schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
-      .default_value(8)
+      .default_value(defaults.sweeps_per_launch)
       .at_least(1);
   schema
       .add("poisson.blocked.kernel", Kind::Choice,
            "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
            "(small grids: one launch per residual check, a tile per multiprocessor), or auto")
       .choices(poisson::blocked_kernel_names())
-      .default_value("auto");
+      .default_value(poisson::name_of(defaults.blocked_kernel));
   schema
       .add("poisson.blocked.tile_rows", Kind::Integer,
            "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")
-      .default_value(0)
+      .default_value(defaults.tile_rows)
       .at_least(0);
   schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
-      .default_value(0)
+      .default_value(defaults.tile_cols)
       .at_least(0);
   schema.add("poisson.blocked.team_rows", Kind::Integer, "jacobi_blocked on GPUs: rows in flight per team (0: auto)")
-      .default_value(0)
+      .default_value(defaults.team_rows)
       .at_least(0);
   schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
       .choices(poisson::cg_operator_names())
-      .default_value("matrix_free");
+      .default_value(poisson::name_of(defaults.cg_operator));
   schema
       .add("poisson.cg.kernel", Kind::Choice,
            "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
            "multiprocessor) or auto (resident on GPUs)")
       .choices(poisson::cg_kernel_names())
-      .default_value("auto");
+      .default_value(poisson::name_of(defaults.cg_kernel));
   schema
       .add("poisson.cg.preconditioner", Kind::Choice,
            "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
       .choices(poisson::cg_preconditioner_names())
-      .default_value("none");
+      .default_value(poisson::name_of(defaults.cg_preconditioner));
   schema.add("poisson.multigrid.cycle", Kind::Choice, "multigrid: V, W or F cycles")
       .choices(poisson::multigrid_cycle_names())
-      .default_value("v");
+      .default_value(poisson::name_of(defaults.multigrid.cycle));
   schema
       .add("poisson.multigrid.smoother", Kind::Choice,
            "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev")
       .choices(poisson::multigrid_smoother_names())
-      .default_value("rbgs");
+      .default_value(poisson::name_of(defaults.multigrid.smoother));
   schema.add("poisson.multigrid.pre_sweeps", Kind::Integer, "multigrid: smoothing sweeps before the coarse correction")
-      .default_value(2)
+      .default_value(defaults.multigrid.pre_sweeps)
       .at_least(0);
   schema.add("poisson.multigrid.post_sweeps", Kind::Integer, "multigrid: smoothing sweeps after the coarse correction")
-      .default_value(2)
+      .default_value(defaults.multigrid.post_sweeps)
       .at_least(0);
   schema
       .add("poisson.multigrid.coarsest", Kind::Integer,
            "multigrid: coarsening stops at a level with at most this many interior points")
-      .default_value(16)
+      .default_value(defaults.multigrid.coarsest_size)
       .at_least(1)
       .at_most(poisson::max_coarsest_size);
   schema.add("poisson.multigrid.fmg", Kind::Boolean, "multigrid: full multigrid start (the first cycle)")
-      .default_value(false);
+      .default_value(defaults.multigrid.fmg);
   schema.add("poisson.multigrid.jacobi_omega", Kind::Real, "multigrid: the Jacobi smoother's weight")
-      .default_value(0.8)
+      .default_value(defaults.multigrid.jacobi_omega)
       .greater_than(0)
       .at_most(1);
   schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
@@ -128,6 +131,32 @@ void add_poisson_schema(config::Schema& schema) {
 namespace {
 
 namespace ps = poisson;
+
+// The config key of every SolverOptions field a solver may name in an OptionError.
+const OptionKeys& solver_option_keys() {
+  static const OptionKeys keys{{"method", "poisson.solver"},
+                               {"boundary", "poisson.boundary"},
+                               {"max_iterations", "poisson.max_iterations"},
+                               {"tolerance", "poisson.tolerance"},
+                               {"check_every", "poisson.check_every"},
+                               {"omega", "poisson.omega"},
+                               {"sweeps_per_launch", "poisson.blocked.sweeps_per_launch"},
+                               {"blocked_kernel", "poisson.blocked.kernel"},
+                               {"tile_rows", "poisson.blocked.tile_rows"},
+                               {"tile_cols", "poisson.blocked.tile_cols"},
+                               {"team_rows", "poisson.blocked.team_rows"},
+                               {"cg_operator", "poisson.cg.operator"},
+                               {"cg_kernel", "poisson.cg.kernel"},
+                               {"cg_preconditioner", "poisson.cg.preconditioner"},
+                               {"multigrid.cycle", "poisson.multigrid.cycle"},
+                               {"multigrid.smoother", "poisson.multigrid.smoother"},
+                               {"multigrid.pre_sweeps", "poisson.multigrid.pre_sweeps"},
+                               {"multigrid.post_sweeps", "poisson.multigrid.post_sweeps"},
+                               {"multigrid.coarsest_size", "poisson.multigrid.coarsest"},
+                               {"multigrid.fmg", "poisson.multigrid.fmg"},
+                               {"multigrid.jacobi_omega", "poisson.multigrid.jacobi_omega"}};
+  return keys;
+}
 
 poisson::SolverOptions solver_options(const config::Config& config) {
   ps::SolverOptions options;
@@ -238,20 +267,14 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     ps::SolveReport report;
     try {
       report = ps::solve(x, rhs, options, on_check);
-    } catch (const std::invalid_argument& error) {  // options the backend cannot run (e.g. scratch size)
-      const bool blocked = options.method == ps::Method::jacobi_blocked;
-      if (options.method == ps::Method::multigrid || options.cg_preconditioner != ps::CgPreconditioner::none)
-        throw ConfigError(config.where("poisson.solver"), "poisson.solver", error.what(), "");
-      const bool about_kernel = std::string(error.what()).find("blocked kernel") != std::string::npos;
-      const bool about_boundary = std::string(error.what()).find("poisson.boundary") != std::string::npos;
-      const std::string key = about_boundary ? "poisson.boundary"
-                              : !blocked     ? "poisson.solver"
-                              : about_kernel ? "poisson.blocked.kernel"
-                                             : "poisson.blocked.sweeps_per_launch";
-      throw ConfigError(config.where(key), key, error.what(),
-                        about_boundary ? "poisson.solver: spectral, or poisson.boundary: dirichlet"
-                        : blocked      ? "a smaller tile or fewer sweeps per launch"
-                                       : "");
+    } catch (const OptionError& error) {  // options the backend cannot run (e.g. scratch size)
+      const std::string& option = error.option();
+      throw config_error_for(config, error, solver_option_keys(), "poisson.solver",
+                             option == "boundary" ? "poisson.solver: spectral, or poisson.boundary: dirichlet"
+                             : option == "sweeps_per_launch" ? "a smaller tile or fewer sweeps per launch"
+                                                             : "");
+    } catch (const std::invalid_argument& error) {  // the grid itself (e.g. no interior)
+      throw InputError(error.what());
     }
     const double seconds = watch.seconds();
     progress.finish(report.relative_residual);

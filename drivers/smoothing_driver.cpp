@@ -14,6 +14,7 @@
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/image_input.hpp"
+#include "drivers/option_keys.hpp"
 #include "solvers/smoothing/smooth.hpp"
 
 namespace portasolve::drivers {
@@ -115,18 +116,26 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
   return options;
 }
 
-// The options' own errors, turned into ConfigErrors at the key they concern.
-std::string key_of_problem(const std::string& message) {
-  for (const char* word : {"fused_kernel", "weights", "sigma", "truncate", "radius", "passes_per_launch", "scratch",
-                           "tile", "passes", "larger than"}) {
-    if (message.find(word) == std::string::npos) continue;
-    const std::string w = word;
-    if (w == "weights" || w == "sigma" || w == "truncate" || w == "radius" || w == "passes" || w == "fused_kernel")
-      return "smoothing." + w;
-    if (w == "passes_per_launch" || w == "scratch" || w == "tile") return "smoothing.passes_per_launch";
-    return "smoothing.kernel";
-  }
-  return "smoothing.kernel";
+// The config key of every SmoothingOptions field a solver may name in an OptionError.
+const OptionKeys& smoothing_option_keys() {
+  static const OptionKeys keys{
+      {"kernel", "smoothing.kernel"},
+      {"radius", "smoothing.radius"},
+      {"weights", "smoothing.weights"},
+      {"sigma", "smoothing.sigma"},
+      {"truncate", "smoothing.truncate"},
+      {"border", "smoothing.border"},
+      {"constant_value", "smoothing.constant_value"},
+      {"rounding", "smoothing.rounding"},
+      {"separable", "smoothing.separable"},
+      {"passes", "smoothing.passes"},
+      {"passes_per_launch", "smoothing.passes_per_launch"},
+      {"fused_kernel", "smoothing.fused_kernel"},
+      {"tile_rows", "smoothing.tile_rows"},
+      {"tile_cols", "smoothing.tile_cols"},
+      {"strip_rows", "smoothing.strip_rows"},
+  };
+  return keys;
 }
 
 template <class Pixel>
@@ -177,9 +186,10 @@ TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, 
         throw_if_interrupted();
         progress.update(done);
       });
-    } catch (const std::invalid_argument& error) {
-      const std::string key = key_of_problem(error.what());
-      throw ConfigError(config.where(key), key, error.what());
+    } catch (const OptionError& error) {
+      throw config_error_for(config, error, smoothing_option_keys(), "smoothing.kernel");
+    } catch (const std::invalid_argument& error) {  // the image itself (empty, too large)
+      throw InputError(error.what());
     }
     Kokkos::fence();
     const double seconds = watch.seconds();

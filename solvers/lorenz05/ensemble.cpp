@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/math.hpp"
 #include "core/names.hpp"
@@ -64,10 +65,10 @@ Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : state_
   const std::size_t limit = static_cast<std::size_t>(TeamSteps<T>::Policy::scratch_size_max(0));
   const bool fits = TeamSteps<T>::scratch_bytes(co) <= limit;
   if (layout == Layout::team && !fits)
-    throw std::invalid_argument(
-        "layout team: a member's stage state (" + std::to_string(TeamSteps<T>::scratch_bytes(co)) +
-        " bytes for N = " + std::to_string(co.n) + ") exceeds the team scratch of this backend (" +
-        std::to_string(limit) + " bytes); use layout flat");
+    throw OptionError("layout",
+                      "layout team: a member's stage state (" + std::to_string(TeamSteps<T>::scratch_bytes(co)) +
+                          " bytes for N = " + std::to_string(co.n) + ") exceeds the team scratch of this backend (" +
+                          std::to_string(limit) + " bytes); use layout flat");
   s.layout = layout == Layout::automatic ? (fits ? Layout::team : Layout::flat) : layout;
 }
 

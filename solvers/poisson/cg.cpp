@@ -91,8 +91,8 @@ template <class T>
 CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
   const std::int64_t n = rows * cols;
   if (n > std::int64_t(std::numeric_limits<Ordinal>::max()))
-    throw std::invalid_argument("cg with the crs operator: " + std::to_string(n) +
-                                " grid points exceed the matrix's 32-bit column indices; use matrix_free");
+    throw OptionError("cg_operator", "cg with the crs operator: " + std::to_string(n) +
+                                         " grid points exceed the matrix's 32-bit column indices; use matrix_free");
   RowLengths lengths{Kokkos::View<Offset*, MemSpace>("poisson_row_map", n + 1), rows, cols};
   Offset entries = 0;
   Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(0, n + 1), lengths, entries);

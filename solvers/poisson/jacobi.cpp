@@ -43,11 +43,12 @@ class BlockedLauncher {
     const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
     const std::size_t scratch = BlockedJacobi<T>::scratch_bytes(geometry_);
     if (scratch > static_cast<std::size_t>(Policy::scratch_size_max(0)))
-      throw std::invalid_argument(
-          "jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
-          std::to_string(geometry_.region_cols()) + " region (tile plus halo " + std::to_string(geometry_.halo) +
-          ") needs " + std::to_string(scratch) + " bytes of team scratch, this backend allows " +
-          std::to_string(Policy::scratch_size_max(0)) + ": use a smaller tile or fewer sweeps per launch");
+      throw OptionError("sweeps_per_launch", "jacobi_blocked: a " + std::to_string(geometry_.region_rows()) + "x" +
+                                                 std::to_string(geometry_.region_cols()) + " region (tile plus halo " +
+                                                 std::to_string(geometry_.halo) + ") needs " + std::to_string(scratch) +
+                                                 " bytes of team scratch, this backend allows " +
+                                                 std::to_string(Policy::scratch_size_max(0)) +
+                                                 ": use a smaller tile or fewer sweeps per launch");
     const int league = geometry_.tiles_down * geometry_.tiles_across;
     const int rows_in_flight =
         host_execution ? 1
@@ -79,8 +80,9 @@ class BandLauncher {
     g.columns = Kernel::columns;
     g.halo = options.sweeps_per_launch;
     if (g.output_cols() < 1)
-      throw std::invalid_argument("jacobi_blocked: a band of " + std::to_string(g.band_cols()) +
-                                  " columns cannot carry " + std::to_string(g.halo) + " sweeps per launch");
+      throw OptionError("sweeps_per_launch", "jacobi_blocked: a band of " + std::to_string(g.band_cols()) +
+                                                 " columns cannot carry " + std::to_string(g.halo) +
+                                                 " sweeps per launch");
     g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;
     g.bands = ceil_div(cols - 2, g.output_cols());
     g.strips = ceil_div(rows - 2, g.strip_rows);
@@ -109,13 +111,14 @@ class ResidentLauncher {
     const int capacity = compute_units();
     geometry_ = resident_geometry(rows, cols, options.sweeps_per_launch, capacity, Kernel::rows_per_warp);
     if (geometry_.tiles() == 0)
-      throw std::invalid_argument(
+      throw OptionError(
+          "blocked_kernel",
           "jacobi_blocked: blocked kernel resident runs one tile per multiprocessor (" + std::to_string(capacity) +
-          " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
-          std::to_string(ResidentShape::max_region_rows / Kernel::rows_per_warp * Kernel::rows_per_warp) +
-          " rows including a halo of sweeps_per_launch (" + std::to_string(options.sweeps_per_launch) +
-          ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
-          " grid needs more; use fewer sweeps per launch or another blocked kernel");
+              " here), each at most " + std::to_string(ResidentShape::region_cols) + " columns by " +
+              std::to_string(ResidentShape::max_region_rows / Kernel::rows_per_warp * Kernel::rows_per_warp) +
+              " rows including a halo of sweeps_per_launch (" + std::to_string(options.sweeps_per_launch) +
+              ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
+              " grid needs more; use fewer sweeps per launch or another blocked kernel");
     if (Kernel::stamped_exchange)
       stamped_ = decltype(stamped_)("poisson_resident_stamped", 2, rows, cols);
     else

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
 #include "core/names.hpp"
@@ -13,8 +14,9 @@ namespace portasolve::poisson {
 
 namespace {
 
-void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument("Poisson solver options: " + message);
+// option: the SolverOptions field at fault (OptionError::option()).
+void require(bool condition, const char* option, const std::string& message) {
+  if (!condition) throw OptionError(option, "Poisson solver options: " + message);
 }
 
 }  // namespace
@@ -122,32 +124,34 @@ Method chosen_method(const SolverOptions& options) {
 }
 
 void check(const SolverOptions& options) {
-  require(options.boundary == Boundary::dirichlet || chosen_method(options) == Method::spectral,
+  require(options.boundary == Boundary::dirichlet || chosen_method(options) == Method::spectral, "boundary",
           "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral method only; " +
               name_of(chosen_method(options)) + " takes dirichlet" +
               (options.method == Method::automatic ? " (auto chose it: this build has no FFT library)" : ""));
-  require(options.max_iterations >= 0, "max_iterations must be >= 0");
-  require(options.tolerance >= 0, "tolerance must be >= 0");
-  require(options.check_every >= 1, "check_every must be >= 1");
+  require(options.max_iterations >= 0, "max_iterations", "max_iterations must be >= 0");
+  require(options.tolerance >= 0, "tolerance", "tolerance must be >= 0");
+  require(options.check_every >= 1, "check_every", "check_every must be >= 1");
   // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
-  require(options.omega > 0 && options.omega <= 1, "omega must be in (0, 1]");
-  require(options.sweeps_per_launch >= 1, "sweeps_per_launch must be >= 1");
-  require(options.team_rows >= 0, "team_rows must be >= 0 (0: automatic)");
-  require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
+  require(options.omega > 0 && options.omega <= 1, "omega", "omega must be in (0, 1]");
+  require(options.sweeps_per_launch >= 1, "sweeps_per_launch", "sweeps_per_launch must be >= 1");
+  require(options.team_rows >= 0, "team_rows", "team_rows must be >= 0 (0: automatic)");
+  require(options.tile_rows >= 0 && options.tile_cols >= 0, options.tile_rows < 0 ? "tile_rows" : "tile_cols",
+          "tile sizes must be >= 1 (0: automatic)");
   if (options.blocked_kernel == BlockedKernel::resident)
-    require(options.tile_rows == 0 && options.tile_cols == 0 && options.team_rows == 0,
+    require(options.tile_rows == 0 && options.tile_cols == 0 && options.team_rows == 0, "blocked_kernel",
             "blocked kernel resident sizes its own tiles (tile_rows, tile_cols and team_rows must be 0)");
   if (options.blocked_kernel == BlockedKernel::registers)
     require(options.sweeps_per_launch <= register_band_sweeps && options.tile_cols == 0 && options.team_rows == 0,
+            "blocked_kernel",
             "blocked kernel registers runs at most " + std::to_string(register_band_sweeps) +
                 " sweeps per launch in bands as wide as the hardware's warps (tile_cols and team_rows must be 0)");
   check(options.multigrid);
-  require(options.cg_preconditioner == CgPreconditioner::none || options.method == Method::cg,
+  require(options.cg_preconditioner == CgPreconditioner::none || options.method == Method::cg, "cg_preconditioner",
           "cg preconditioner " + name_of(options.cg_preconditioner) + " applies to method cg only (allowed: none)");
   // CG needs a symmetric preconditioner: as many sweeps after the coarse
   // correction as before (the post-smoothing then is the pre-smoothing's adjoint).
   if (options.cg_preconditioner == CgPreconditioner::multigrid)
-    require(options.multigrid.pre_sweeps == options.multigrid.post_sweeps,
+    require(options.multigrid.pre_sweeps == options.multigrid.post_sweeps, "multigrid.post_sweeps",
             "cg preconditioner multigrid needs multigrid pre_sweeps == post_sweeps (a symmetric cycle), got " +
                 std::to_string(options.multigrid.pre_sweeps) + " and " + std::to_string(options.multigrid.post_sweeps));
 }
@@ -161,17 +165,20 @@ void check(const MultigridOptions& options) {
     for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
     return list;
   };
-  require(known(options.cycle, multigrid_cycle_names()),
+  require(known(options.cycle, multigrid_cycle_names()), "multigrid.cycle",
           "multigrid cycle must be one of " + allowed(multigrid_cycle_names()));
-  require(known(options.smoother, multigrid_smoother_names()),
+  require(known(options.smoother, multigrid_smoother_names()), "multigrid.smoother",
           "multigrid smoother must be one of " + allowed(multigrid_smoother_names()));
-  require(options.pre_sweeps >= 0 && options.post_sweeps >= 0, "multigrid pre_sweeps and post_sweeps must be >= 0");
-  require(options.pre_sweeps + options.post_sweeps >= 1,
+  require(options.pre_sweeps >= 0 && options.post_sweeps >= 0,
+          options.pre_sweeps < 0 ? "multigrid.pre_sweeps" : "multigrid.post_sweeps",
+          "multigrid pre_sweeps and post_sweeps must be >= 0");
+  require(options.pre_sweeps + options.post_sweeps >= 1, "multigrid.pre_sweeps",
           "multigrid needs at least one smoothing sweep (pre_sweeps + post_sweeps >= 1)");
-  require(options.coarsest_size >= 1 && options.coarsest_size <= max_coarsest_size,
+  require(options.coarsest_size >= 1 && options.coarsest_size <= max_coarsest_size, "multigrid.coarsest_size",
           "multigrid coarsest must be in [1, " + std::to_string(max_coarsest_size) + "] interior points");
   // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
-  require(options.jacobi_omega > 0 && options.jacobi_omega <= 1, "multigrid jacobi_omega must be in (0, 1]");
+  require(options.jacobi_omega > 0 && options.jacobi_omega <= 1, "multigrid.jacobi_omega",
+          "multigrid jacobi_omega must be in (0, 1]");
 }
 
 }  // namespace portasolve::poisson

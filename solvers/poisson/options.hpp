@@ -83,11 +83,11 @@ enum class Boundary { dirichlet, neumann, periodic };
 struct SolverOptions {
   Method method = Method::jacobi;
   Boundary boundary = Boundary::dirichlet;
-  std::int64_t max_iterations = 1000;  // sweeps (Jacobi) or steps (CG)
-  double tolerance = 0;                // relative residual; 0 runs max_iterations
-  std::int64_t check_every = 1000;     // iterations between residual checks (multigrid: 1)
-  double omega = 1;                    // Jacobi weight; 1 is the plain sweep
-  int sweeps_per_launch = 8;           // jacobi_blocked: k, also the halo width
+  std::int64_t max_iterations = 10000;  // sweeps (Jacobi) or steps (CG)
+  double tolerance = 0;                 // relative residual; 0 runs max_iterations
+  std::int64_t check_every = 1000;      // iterations between residual checks (multigrid: 1)
+  double omega = 1;                     // Jacobi weight; 1 is the plain sweep
+  int sweeps_per_launch = 8;            // jacobi_blocked: k, also the halo width
   BlockedKernel blocked_kernel = BlockedKernel::automatic;
   // jacobi_blocked tiles: points each team writes; 0 picks the largest square
   // tile whose region (tile plus halo) fits the backend's team scratch.

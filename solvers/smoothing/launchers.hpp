@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/smoothing/fused.hpp"
@@ -16,9 +17,9 @@
 namespace portasolve::smoothing {
 
 [[noreturn]] inline void scratch_too_small(const std::string& what, std::size_t bytes, std::size_t limit) {
-  throw std::invalid_argument("fused smoothing: " + what + " needs " + std::to_string(bytes) +
-                              " bytes of team scratch, this backend allows " + std::to_string(limit) +
-                              ": use a smaller tile or fewer passes per launch");
+  throw OptionError("passes_per_launch", "fused smoothing: " + what + " needs " + std::to_string(bytes) +
+                                             " bytes of team scratch, this backend allows " + std::to_string(limit) +
+                                             ": use a smaller tile or fewer passes per launch");
 }
 
 // Tiles covering output rows [first_row, last_row), every column.
@@ -129,9 +130,9 @@ class StreamingLauncher {
                            .team_size_max(kernel_, Kokkos::ParallelForTag());
       if (team > most) {
         if (options.tile_cols > 0)
-          throw std::invalid_argument("fused smoothing: a band of " + std::to_string(g.band_cols) +
-                                      " columns (tile plus halo) needs a thread each, this backend allows " +
-                                      std::to_string(most) + " threads per team: use a smaller tile");
+          throw OptionError("tile_cols", "fused smoothing: a band of " + std::to_string(g.band_cols) +
+                                             " columns (tile plus halo) needs a thread each, this backend allows " +
+                                             std::to_string(most) + " threads per team: use a smaller tile");
         team = g.band_cols = most / 32 * 32;
       }
     }

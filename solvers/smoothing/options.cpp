@@ -3,14 +3,21 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "core/names.hpp"
 
 namespace portasolve::smoothing {
 
 namespace {
 
-void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument(message);
+// option: the SmoothingOptions field at fault (OptionError::option()).
+void require(bool condition, const char* option, const std::string& message) {
+  if (!condition) throw OptionError(option, message);
+}
+
+// The field that sets the window's size for this kernel.
+const char* window_option(KernelKind kernel) {
+  return kernel == KernelKind::box ? "radius" : kernel == KernelKind::weighted ? "weights" : "sigma";
 }
 
 }  // namespace
@@ -70,43 +77,46 @@ int kernel_radius(const SmoothingOptions& options) {
 void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols) {
   switch (options.kernel) {
     case KernelKind::box:
-      require(options.radius >= 0, "box radius must be >= 0, got " + std::to_string(options.radius));
+      require(options.radius >= 0, "radius", "box radius must be >= 0, got " + std::to_string(options.radius));
       break;
     case KernelKind::weighted: {
       const int size = options.weights_size;
-      require(size >= 1 && size % 2 == 1,
+      require(size >= 1 && size % 2 == 1, "weights",
               "the weights matrix must be square with an odd side, got side " + std::to_string(size));
-      require(options.weights.size() == static_cast<std::size_t>(size) * size,
+      require(options.weights.size() == static_cast<std::size_t>(size) * size, "weights",
               "the weights matrix must have side x side entries");
       double sum = 0;
       for (double w : options.weights) {
-        require(std::isfinite(w), "the weights must be finite numbers");
+        require(std::isfinite(w), "weights", "the weights must be finite numbers");
         sum += w;
       }
-      require(sum > 0, "the weights must have a positive sum (a smoothing kernel), got " + std::to_string(sum));
-      require(options.separable != Separable::yes,
+      require(sum > 0, "weights",
+              "the weights must have a positive sum (a smoothing kernel), got " + std::to_string(sum));
+      require(options.separable != Separable::yes, "separable",
               "a weights matrix is applied in one 2-D pass (separable: yes "
               "is for box and gaussian)");
       break;
     }
     case KernelKind::gaussian:
-      require(std::isfinite(options.sigma) && options.sigma > 0,
+      require(std::isfinite(options.sigma) && options.sigma > 0, "sigma",
               "sigma must be > 0, got " + std::to_string(options.sigma));
-      require(std::isfinite(options.truncate) && options.truncate > 0, "truncate must be > 0");
-      require(options.truncate * options.sigma < 1e6, "truncate * sigma is far too large");
+      require(std::isfinite(options.truncate) && options.truncate > 0, "truncate", "truncate must be > 0");
+      require(options.truncate * options.sigma < 1e6, "truncate", "truncate * sigma is far too large");
       break;
   }
-  require(std::isfinite(options.constant_value), "the constant border value must be finite");
-  require(options.passes >= 0, "passes must be >= 0");
-  require(options.passes_per_launch >= 0, "passes_per_launch must be >= 0 (0: automatic)");
-  require(options.tile_rows >= 0 && options.tile_cols >= 0, "tile sizes must be >= 1 (0: automatic)");
-  require(options.strip_rows >= 0, "strip_rows must be >= 1 (0: automatic)");
-  require(rows >= 1 && cols >= 1, "the image is empty");
+  require(std::isfinite(options.constant_value), "constant_value", "the constant border value must be finite");
+  require(options.passes >= 0, "passes", "passes must be >= 0");
+  require(options.passes_per_launch >= 0, "passes_per_launch", "passes_per_launch must be >= 0 (0: automatic)");
+  require(options.tile_rows >= 0 && options.tile_cols >= 0, options.tile_rows < 0 ? "tile_rows" : "tile_cols",
+          "tile sizes must be >= 1 (0: automatic)");
+  require(options.strip_rows >= 0, "strip_rows", "strip_rows must be >= 1 (0: automatic)");
+  // The image's extents are arguments, not options.
+  if (rows < 1 || cols < 1) throw std::invalid_argument("the image is empty");
   const std::int64_t side = 2 * static_cast<std::int64_t>(kernel_radius(options)) + 1;
-  require(side <= rows && side <= cols, "the " + std::to_string(side) + "x" + std::to_string(side) +
-                                            " kernel is larger than the " + std::to_string(cols) + "x" +
-                                            std::to_string(rows) + " (width x height) image");
-  require(rows * cols <= (std::int64_t(1) << 31) - 1, "images are limited to 2^31 - 1 pixels");
+  require(side <= rows && side <= cols, window_option(options.kernel),
+          "the " + std::to_string(side) + "x" + std::to_string(side) + " kernel is larger than the " +
+              std::to_string(cols) + "x" + std::to_string(rows) + " (width x height) image");
+  if (rows * cols > (std::int64_t(1) << 31) - 1) throw std::invalid_argument("images are limited to 2^31 - 1 pixels");
 }
 
 }  // namespace portasolve::smoothing

@@ -23,6 +23,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/errors.hpp"
 #include "core/lanes.hpp"
 #include "core/spaces.hpp"
 #include "core/unroll.hpp"
@@ -238,8 +239,8 @@ class RegisterBandLauncher {
     g.columns = Kernel::columns;
     g.halo = k;
     if (g.output_cols() < 1)
-      throw std::invalid_argument("fused smoothing: a band of " + std::to_string(g.band_cols()) +
-                                  " columns cannot carry " + std::to_string(k) + " passes per launch");
+      throw OptionError("passes_per_launch", "fused smoothing: a band of " + std::to_string(g.band_cols()) +
+                                                 " columns cannot carry " + std::to_string(k) + " passes per launch");
     g.first_row = k;
     g.last_row = static_cast<int>(rows) - k;
     g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/register_bands.hpp"
@@ -83,14 +84,16 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
     const bool can_stream = FixedRadius > 0 && StreamingLauncher<Pixel, StreamRadius>::applicable(rows, k);
     const bool can_register = FixedRadius == 1 && RegisterBandLauncher<Pixel>::applicable(rows, k, options.border);
     if (wanted == FusedKernel::streamed && !can_stream)
-      throw std::invalid_argument(
+      throw OptionError(
+          "fused_kernel",
           "fused_kernel streamed needs a 2-D window of radius 1, at most " + std::to_string(streamed_levels) +
-          " passes per launch and an image taller than 2 x passes per launch rows; use tiles or auto");
+              " passes per launch and an image taller than 2 x passes per launch rows; use tiles or auto");
     if (wanted == FusedKernel::registers && (!can_register || options.tile_cols > 0))
-      throw std::invalid_argument(
+      throw OptionError(
+          "fused_kernel",
           "fused_kernel registers needs a 2-D window of radius 1, at most " + std::to_string(streamed_levels) +
-          " passes per launch, an image taller than 2 x passes per launch rows, a border other than wrap and "
-          "tile_cols 0 (its bands are as wide as the hardware's warps); use streamed, tiles or auto");
+              " passes per launch, an image taller than 2 x passes per launch rows, a border other than wrap and "
+              "tile_cols 0 (its bands are as wide as the hardware's warps); use streamed, tiles or auto");
     if constexpr (FixedRadius == 1) {
       if (can_register &&
           (wanted == FusedKernel::registers || (wanted == FusedKernel::automatic && options.tile_cols == 0))) {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
+
 namespace portasolve::smoothing {
 
 KernelPlan kernel_plan(const SmoothingOptions& options) {
@@ -75,11 +77,11 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
       total += typed[k];
       magnitude += typed[k] < 0 ? -typed[k] : typed[k];
     }
-    if (total <= 0) throw std::invalid_argument("the kernel's integer weights do not have a positive sum");
+    if (total <= 0) throw OptionError("weights", "the kernel's integer weights do not have a positive sum");
     // |sum| <= max|pixel| * (sum |w|)^(passes), and finish() doubles it.
     const double bound = largest_pixel * double(magnitude) * (plan.separable ? double(magnitude) : 1.0) * 2;
     if (bound >= 0x1p62)
-      throw std::invalid_argument("the kernel's weights are too large for exact 64-bit sums of these pixels");
+      throw OptionError("weights", "the kernel's weights are too large for exact 64-bit sums of these pixels");
     taps.total = plan.separable ? total * total : total;
     taps.scale = 1;
   } else {

@@ -557,7 +557,8 @@ class Poisson(Folder):
             (f"problem: {{source: hdf5, file: {nan_file}}}", 2, "pixel (1, 1) is not finite"),
             ("problem: {source: synthetic, rows: 2, cols: 10}", 2, "at least 3x3 points"),
             (f"problem: {{initial: pgm, initial_file: {small}}}", 2, "the initial image is 3x3"),
-            ("poisson: {solver: jacobi_blocked, blocked: {sweeps_per_launch: 200}}", 2, "team scratch"),
+            ("poisson: {solver: jacobi_blocked, blocked: {sweeps_per_launch: 200}}", 2,
+             "key 'poisson.blocked.sweeps_per_launch': jacobi_blocked: a "),
             ("poisson: {solver: jacobi_blocked, blocked: {kernel: registers, sweeps_per_launch: 9}}", 2,
              "key 'poisson.blocked.kernel': Poisson solver options: blocked kernel registers runs at most 8"),
             ("poisson: {solver: jacobi_blocked, blocked: {kernel: resident, tile_rows: 8}}", 2,
@@ -661,13 +662,15 @@ class Smoothing(Folder):
         cases = [
             ("smoothing: {kernel: weighted}", "key 'smoothing.weights': missing for kernel: weighted"),
             ("smoothing: {kernel: weighted, weights: [[1, 1], [1, 1]]}", "not a square with an odd side"),
-            ("smoothing: {kernel: weighted, weights: [[1, -1, 0], [0, 0, 0], [0, 0, 0]]}", "positive sum"),
+            ("smoothing: {kernel: weighted, weights: [[1, -1, 0], [0, 0, 0], [0, 0, 0]]}",
+             "key 'smoothing.weights': the weights must have a positive sum"),
             ("smoothing: {kernel: gaussian, sigma: 0}", "smoothing.sigma"),
             ("smoothing: {radius: -1}", "smoothing.radius"),
-            ("image: {rows: 10, cols: 40}\nsmoothing: {radius: 5}", "11x11 kernel is larger than the 40x10"),
+            ("image: {rows: 10, cols: 40}\nsmoothing: {radius: 5}", "key 'smoothing.radius': the 11x11 kernel is larger"),
             (f"image: {{source: hdf5, file: {fractional}, pixel_type: uint8}}", "is not a uint8 value"),
             ("image: {source: pgm, file: /nonexistent.pgm}", "cannot open PGM image"),
-            ("smoothing: {passes: 3, passes_per_launch: 3, tile_rows: 3000, tile_cols: 3000}", "team scratch"),
+            ("smoothing: {passes: 3, passes_per_launch: 3, tile_rows: 3000, tile_cols: 3000}",
+             "key 'smoothing.passes_per_launch': fused smoothing:"),
             ("smoothing: {radius: 2, passes: 3, passes_per_launch: 3, fused_kernel: streamed}",
              "key 'smoothing.fused_kernel': fused_kernel streamed needs a 2-D window of radius 1"),
             ("smoothing: {fused_kernel: fast}", "smoothing.fused_kernel"),
@@ -724,7 +727,7 @@ class Lorenz05(Folder):
             ("lorenz05: {delta_t: 0}", "lorenz05.delta_t"),
             ("ensemble: {members: 0}", "ensemble.members"),
             ("lorenz05: {model: 4}", "lorenz05.model"),
-            ("lorenz05: {model_size: 100000, layout: team, steps: 1}", "use layout flat"),
+            ("lorenz05: {model_size: 100000, layout: team, steps: 1}", "key 'lorenz05.layout': layout team:"),
         ]
         self.expect_errors([("experiment: lorenz05\n" + body + "\n", 2, message) for body, message in cases])
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 #include "tests/solvers/lorenz05/reference.hpp"
@@ -160,32 +161,35 @@ TEST(Lorenz05Model, Lorenz96Climate) {
 }
 
 TEST(Lorenz05Model, BadParametersAreRefused) {
-  const auto refused = [](ModelParameters p, const std::string& words, Layout layout = Layout::automatic) {
+  // Refused with an OptionError naming `option` (the field) and saying `words`.
+  const auto refused = [](ModelParameters p, const std::string& option, const std::string& words,
+                          Layout layout = Layout::automatic) {
     try {
       Ensemble<double> ensemble(p, layout);
       ADD_FAILURE() << "accepted; expected an error about '" << words << "'";
-    } catch (const std::invalid_argument& error) {
+    } catch (const OptionError& error) {
+      EXPECT_EQ(error.option(), option) << error.what();
       EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
     }
   };
   ModelParameters p = model_three_defaults();
   p.K = 961;
-  refused(p, "exceeds model_size");
+  refused(p, "K", "exceeds model_size");
   p = model_three_defaults();
   p.smooth_steps = 480;
-  refused(p, "must be < model_size / 2");
+  refused(p, "smooth_steps", "must be < model_size / 2");
   p = model_three_defaults();
   p.delta_t = 0;
-  refused(p, "delta_t must be > 0");
+  refused(p, "delta_t", "delta_t must be > 0");
   p.delta_t = -0.1;
-  refused(p, "delta_t must be > 0");
+  refused(p, "delta_t", "delta_t must be > 0");
   p = model_three_defaults();
   p.model = 4;
-  refused(p, "model must be 1, 2 or 3");
+  refused(p, "model", "model must be 1, 2 or 3");
   p = model_three_defaults();
   p.model_size = 100000;
   p.smooth_steps = 12;
-  refused(p, "use layout flat", Layout::team);  // a 100000-point member does not fit the team scratch
+  refused(p, "layout", "use layout flat", Layout::team);  // a 100000-point member does not fit the team scratch
   EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), Layout::flat);
 }
 

@@ -272,41 +272,46 @@ TEST(PoissonJacobi, StopsAtTheFirstCheckBelowTolerance) {
 
 TEST(PoissonJacobi, RejectsBadOptionsAndExtents) {
   const HostGrid grid = random_grid(9, 9, 5);
-  const auto fails = [&](SolverOptions options) {
-    EXPECT_THROW(run<double>(grid, grid, options), std::invalid_argument);
+  // Refused with an OptionError naming the field at fault.
+  const auto fails = [&](SolverOptions options, const std::string& option, const HostGrid& on) {
+    try {
+      run<double>(on, on, options);
+      ADD_FAILURE() << "accepted; expected an error about " << option;
+    } catch (const OptionError& error) {
+      EXPECT_EQ(error.option(), option) << error.what();
+    }
   };
   SolverOptions options = sweeps(Method::jacobi, 3);
   options.omega = 0;
-  fails(options);
+  fails(options, "omega", grid);
   options = sweeps(Method::jacobi, 3);
   options.omega = 1.5;
-  fails(options);
+  fails(options, "omega", grid);
   options = sweeps(Method::jacobi_blocked, 3);
   options.tile_rows = -1;
-  fails(options);
+  fails(options, "tile_rows", grid);
   options = sweeps(Method::jacobi_blocked, 3);
   options.tile_rows = options.tile_cols = 200;  // far more team scratch than any backend allows
   options.sweeps_per_launch = 100;
-  fails(options);
+  fails(options, "sweeps_per_launch", grid);
   options = sweeps(Method::jacobi, 3);
   options.check_every = 0;
-  fails(options);
+  fails(options, "check_every", grid);
   options = sweeps(Method::jacobi_blocked, 3);
   options.blocked_kernel = BlockedKernel::registers;
   options.sweeps_per_launch = register_band_sweeps + 1;
-  fails(options);
+  fails(options, "blocked_kernel", grid);
   options.sweeps_per_launch = 2;
   options.tile_cols = 8;
-  fails(options);
+  fails(options, "blocked_kernel", grid);
   options = sweeps(Method::jacobi_blocked, 3);
   options.blocked_kernel = BlockedKernel::resident;
   options.tile_rows = 8;
-  fails(options);
+  fails(options, "blocked_kernel", grid);
   // One more tile than the device runs at once (4 sweeps a round: 56 columns a tile).
   options.tile_rows = 0;
   options.sweeps_per_launch = 4;
-  const HostGrid wide = random_grid(9, 2 + 56 * (compute_units() + 1), 5);
-  EXPECT_THROW(run<double>(wide, wide, options), std::invalid_argument);
+  fails(options, "blocked_kernel", random_grid(9, 2 + 56 * (compute_units() + 1), 5));
 
   auto x = to_device<double>(grid, "x");
   const auto small_rhs = to_device<double>(random_grid(8, 9, 6), "b");

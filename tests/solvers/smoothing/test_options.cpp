@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.hpp"
 #include "tests/solvers/smoothing/run.hpp"
 
 namespace portasolve::smoothing {
@@ -12,34 +13,37 @@ namespace {
 
 using namespace testing;
 
-void expect_refused(SmoothingOptions options, const std::string& words, int rows = 20, int cols = 30) {
+// Refused with an OptionError naming `option` (the field) and saying `words`.
+void expect_refused(SmoothingOptions options, const std::string& option, const std::string& words, int rows = 20,
+                    int cols = 30) {
   const HostImage image = random_image(rows, cols, 0, 1, 21, false);
   try {
     run<float>(image, options);
     ADD_FAILURE() << "accepted; expected an error about '" << words << "'";
-  } catch (const std::invalid_argument& error) {
+  } catch (const OptionError& error) {
+    EXPECT_EQ(error.option(), option) << error.what();
     EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
   }
 }
 
 TEST(SmoothingOptions, BadKernelsAreRefused) {
-  expect_refused(weighted({1, 1, 1, 1}, BorderMode::reflect), "odd side");
-  expect_refused(weighted({1, 1, 1, 1, 1, 1}, BorderMode::reflect), "odd side");
-  expect_refused(box(-1, BorderMode::reflect), "radius must be >= 0");
-  expect_refused(gaussian(0, 4, BorderMode::reflect), "sigma must be > 0");
-  expect_refused(gaussian(-1, 4, BorderMode::reflect), "sigma must be > 0");
-  expect_refused(gaussian(NAN, 4, BorderMode::reflect), "sigma must be > 0");
-  expect_refused(gaussian(1, 0, BorderMode::reflect), "truncate must be > 0");
-  expect_refused(weighted({1, -1, 0, 0, 0, 0, 0, 0, 0}, BorderMode::reflect), "positive sum");
-  expect_refused(weighted({1, 1, 1, 1, NAN, 1, 1, 1, 1}, BorderMode::reflect), "finite");
+  expect_refused(weighted({1, 1, 1, 1}, BorderMode::reflect), "weights", "odd side");
+  expect_refused(weighted({1, 1, 1, 1, 1, 1}, BorderMode::reflect), "weights", "odd side");
+  expect_refused(box(-1, BorderMode::reflect), "radius", "radius must be >= 0");
+  expect_refused(gaussian(0, 4, BorderMode::reflect), "sigma", "sigma must be > 0");
+  expect_refused(gaussian(-1, 4, BorderMode::reflect), "sigma", "sigma must be > 0");
+  expect_refused(gaussian(NAN, 4, BorderMode::reflect), "sigma", "sigma must be > 0");
+  expect_refused(gaussian(1, 0, BorderMode::reflect), "truncate", "truncate must be > 0");
+  expect_refused(weighted({1, -1, 0, 0, 0, 0, 0, 0, 0}, BorderMode::reflect), "weights", "positive sum");
+  expect_refused(weighted({1, 1, 1, 1, NAN, 1, 1, 1, 1}, BorderMode::reflect), "weights", "finite");
   SmoothingOptions forced = weighted({1, 2, 1, 2, 4, 2, 1, 2, 1}, BorderMode::reflect);
   forced.separable = Separable::yes;
-  expect_refused(forced, "separable");
+  expect_refused(forced, "separable", "separable");
 }
 
 TEST(SmoothingOptions, KernelLargerThanTheImageIsRefused) {
-  expect_refused(box(10, BorderMode::reflect), "larger than the 30x20", 20, 30);  // 21 > 20 rows
-  expect_refused(gaussian(3, 4, BorderMode::wrap), "25x25 kernel is larger", 20, 30);
+  expect_refused(box(10, BorderMode::reflect), "radius", "larger than the 30x20", 20, 30);  // 21 > 20 rows
+  expect_refused(gaussian(3, 4, BorderMode::wrap), "sigma", "25x25 kernel is larger", 20, 30);
   SmoothingOptions fits = box(9, BorderMode::reflect);  // 19x19 in 20x30: fine
   const HostImage image = random_image(20, 30, 0, 1, 22, false);
   EXPECT_NO_THROW(run<float>(image, fits));
@@ -48,7 +52,7 @@ TEST(SmoothingOptions, KernelLargerThanTheImageIsRefused) {
 TEST(SmoothingOptions, BadPassesAndExtentsAreRefused) {
   SmoothingOptions options = box(1, BorderMode::reflect);
   options.passes = -1;
-  expect_refused(options, "passes must be >= 0");
+  expect_refused(options, "passes", "passes must be >= 0");
   const View2D<const float> input = View2D<float>("in", 8, 9);
   const View2D<float> wrong("out", 9, 8);
   EXPECT_THROW(smooth<float>(input, wrong, box(1, BorderMode::reflect)), std::invalid_argument);
