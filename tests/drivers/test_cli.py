@@ -197,6 +197,21 @@ class Run(Folder):
         self.assertIn("interrupted", stderr)
         self.assertEqual(self.files(), ["s.yaml"])
 
+    def test_no_openmp_binding_warning_without_omp_variables(self):
+        # A new user sets neither OMP_PROC_BIND nor OMP_PLACES: Kokkos' four-line
+        # OMP_PROC_BIND warning (stdout in Kokkos 3.4, stderr in 4.x) must not appear.
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY")}
+        config = self.write("s.yaml", SMALL_STREAM)
+        for args in (["info"], ["run", config, "--output", os.path.join(self.dir, "out.h5")]):
+            result = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=self.dir, env=env, timeout=120)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertNotIn("OMP_PROC_BIND", result.stdout + result.stderr, args)
+        # A user's own setting is kept (Kokkos does not warn either).
+        result = subprocess.run([BIN, "info"], capture_output=True, text=True, env=dict(env, OMP_PROC_BIND="spread"),
+                                timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("OMP_PROC_BIND", result.stdout + result.stderr)
+
     def test_kokkos_flags_pass_through(self):
         info = portasolve("info", "--kokkos-threads=1")
         self.assertEqual(info.returncode, 0, info.stderr)
