@@ -254,7 +254,9 @@ void run_typed(RunContext& context) {
   const int warmup = static_cast<int>(config.integer("run.warmup"));
   const int repeats = static_cast<int>(config.integer("run.repeats"));
   const std::string baseline = config.string("benchmark.baseline");
-  Progress progress = context.make_progress("lombscargle/" + ls::name_of(periodogram.algorithm()),
+  const std::string label = "lombscargle/" + ls::name_of(periodogram.algorithm());
+  // The baseline runs first, under its own name.
+  Progress progress = context.make_progress(baseline == "none" ? label : "lombscargle/" + baseline + " (baseline)",
                                             (warmup + repeats) * (baseline == "none" ? 1 : 2), "launch");
   int launches = 0;
   const auto timed = [&](auto&& launch) {
@@ -269,6 +271,7 @@ void run_typed(RunContext& context) {
   if (baseline == "direct") baseline_times = timed([&] { periodogram.compute(ls::Algorithm::direct); });
   if (baseline == "direct_fast_math") baseline_times = timed([&] { periodogram.compute_direct_fast_math(); });
   // Last, so power() holds its result.
+  progress.set_task(label);
   const RepeatTimes solve = timed([&] { periodogram.compute(); });
   progress.finish();
 

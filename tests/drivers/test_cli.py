@@ -332,6 +332,23 @@ validation: {reference: float64}
             self.assertLess(f["validation"].attrs["max_rel_err"], 2e-5)
             self.assertGreater(f["validation"].attrs["max_rel_err"], 0)
 
+    def test_progress_names_the_baseline_and_prints_the_last_line_once(self):
+        config = self.write("ls.yaml", """experiment: lombscargle
+input: {source: synthetic, samples: 200, duration: 40.0}
+frequency: {grid: uniform, minimum: 0.01, maximum: 3.0, count: 300}
+lombscargle: {algorithm: nufft}
+benchmark: {baseline: direct}
+run: {repeats: 2, progress_interval_s: 1.0e-9}
+""")
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "ls.h5"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.startswith("lombscargle/")]
+        self.assertTrue(lines[0].startswith("lombscargle/direct (baseline): launch 1/4"), lines)
+        self.assertTrue(lines[1].startswith("lombscargle/direct (baseline): launch 2/4"), lines)
+        self.assertTrue(lines[2].startswith("lombscargle/nufft: launch 3/4"), lines)
+        self.assertTrue(lines[-1].startswith("lombscargle/nufft: launch 4/4 (100%)"), lines)
+        self.assertEqual(len(lines), 4, lines)  # the last line once
+
     def test_fap_does_not_depend_on_the_order_of_a_frequency_list(self):
         import numpy as np
         rng = np.random.default_rng(8)
