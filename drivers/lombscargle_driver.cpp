@@ -308,11 +308,18 @@ void run_typed(RunContext& context) {
   output.write_dataset("frequency", frequency);
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
   output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m});
-  output.set_attribute("description",
-                       config.string("lombscargle.form") == "classic"
-                           ? std::string("SciPy lombscargle power")
-                           : "astropy LombScargle power, normalization " + config.string("lombscargle.normalization"),
-                       "power");
+  // The scale of the power, for plots' axes: the classic form's normalize flag
+  // or the generalized form's normalization.
+  const bool classic = config.string("lombscargle.form") == "classic";
+  const std::string normalization = classic ? (config.boolean("lombscargle.normalize") ? "normalize" : "none")
+                                            : config.string("lombscargle.normalization");
+  output.set_attribute(
+      "description",
+      classic ? "SciPy lombscargle power, " + std::string(normalization == "none" ? "not normalized (units of y^2)"
+                                                                                  : "normalized by 2 / sum(y^2)")
+              : "astropy LombScargle power, normalization " + normalization,
+      "power");
+  output.set_attribute("normalization", normalization, "power");
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
   if (periodogram.algorithm() == ls::Algorithm::nufft)
     output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
