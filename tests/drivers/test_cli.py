@@ -286,6 +286,7 @@ validation: {{reference: float64}}
             self.assertEqual(f["input/dy"].shape, (120,))
             self.assertAlmostEqual(f["output/peak_frequency"][0, 0], 0.4, delta=0.01)
             self.assertLess(f["output/peak_fap"][0, 0], 1e-6)
+            self.assertEqual(f["output/power"].attrs["normalization"], "standard")
             self.assertLess(f["validation"].attrs["max_rel_err"], 1e-12)
         plot = script("plot.py", out)
         self.assertEqual(plot.returncode, 0, plot.stderr)
@@ -630,6 +631,7 @@ class Smoothing(Folder):
                                       "smoothing: {kernel: box, radius: 1, border: keep, rounding: floor}\n",
                                       f"output.pgm={pgm_out}")
         self.assertIn("effective", result.stdout)
+        self.assertIn(": 1 pass, 1 per launch", result.stdout)  # not "1 passes"
         image = np.array(self.rows, dtype=np.int64)
         expected = image.copy()
         window = sum(image[1 + a:image.shape[0] - 1 + a, 1 + b:image.shape[1] - 1 + b]
@@ -645,6 +647,13 @@ class Smoothing(Folder):
         plot = script("plot.py", out, "-o", os.path.join(self.dir, "s.png"))
         self.assertEqual(plot.returncode, 0, plot.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.dir, "s.png")), 10000)
+        # Results that keep only the output image (configs/smoothing_box3_int.yaml) or no image at all (the
+        # bandwidth configs) plot too: the result alone, or the times.
+        for kept in ("output.input_image=false", "output.image=false"):
+            out, _ = self.run_config(f"image: {{source: pgm, file: {source}, pixel_type: int32}}\n",
+                                     "output.input_image=false", kept)
+            plot = script("plot.py", out, "-o", os.path.join(self.dir, "s.png"))
+            self.assertEqual(plot.returncode, 0, (kept, plot.stderr))
 
     def test_weighted_matrix_from_hdf5_matches_numpy_reflect(self):
         import numpy as np
