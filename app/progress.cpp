@@ -49,11 +49,12 @@ void Progress::update(std::int64_t done, std::optional<double> residual, bool fo
   if (!force && std::chrono::duration<double>(now - last_print_).count() < interval_s_) return;
   *out_ << line(done, residual, std::chrono::duration<double>(now - start_).count()) << std::endl;
   last_print_ = now;
-  printed_ = true;
+  printed_done_ = done;
+  printed_task_ = task_;
 }
 
 void Progress::finish(std::optional<double> residual) {
-  if (printed_) update(last_done_, residual, true);
+  if (printed_done_ >= 0 && (printed_done_ != last_done_ || printed_task_ != task_)) update(last_done_, residual, true);
 }
 
 }  // namespace portasolve

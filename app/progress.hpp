@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace portasolve {
 
@@ -17,8 +18,12 @@ class Progress {
 
   // Prints when `interval_s` has passed since the last line (or `force`).
   void update(std::int64_t done, std::optional<double> residual = std::nullopt, bool force = false);
-  // A closing line, if any line was printed before.
+  // A closing line, if any line was printed before and the last one printed
+  // was not already at the last step reported.
   void finish(std::optional<double> residual = std::nullopt);
+
+  // Names what runs from the next line on (a run that times a baseline first).
+  void set_task(std::string task) { task_ = std::move(task); }
 
   // The line update() would print now, for tests and callers with their own output.
   std::string line(std::int64_t done, std::optional<double> residual, double elapsed_s) const;
@@ -33,7 +38,8 @@ class Progress {
   Clock::time_point start_;
   Clock::time_point last_print_;
   std::int64_t last_done_ = 0;
-  bool printed_ = false;
+  std::int64_t printed_done_ = -1;  // the step of the last line printed; -1 none
+  std::string printed_task_;        // and its task
 };
 
 }  // namespace portasolve

@@ -1,6 +1,7 @@
 #include "core/kokkos_session.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <cstdlib>
 #include <fstream>
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
@@ -15,9 +16,31 @@
 
 namespace portasolve {
 
-KokkosSession::KokkosSession(int& argc, char* argv[]) { Kokkos::initialize(argc, argv); }
+namespace {
 
-KokkosSession::KokkosSession() { Kokkos::initialize(); }
+// Kokkos' OpenMP backend prints a four-line warning on every start when
+// OMP_PROC_BIND is unset. The OpenMP runtime read its environment when it was
+// loaded, before main, so setting the variable here changes no binding: it
+// names the one the runtime already chose (libgomp: no pinning, or pinning
+// when the user set OMP_PLACES or GOMP_CPU_AFFINITY alone) and silences the
+// warning. A user's own OMP_PROC_BIND is left as it is.
+void state_openmp_binding() {
+  if (std::getenv("OMP_PROC_BIND") != nullptr) return;
+  const bool placed = std::getenv("OMP_PLACES") != nullptr || std::getenv("GOMP_CPU_AFFINITY") != nullptr;
+  setenv("OMP_PROC_BIND", placed ? "true" : "false", /*overwrite=*/0);
+}
+
+}  // namespace
+
+KokkosSession::KokkosSession(int& argc, char* argv[]) {
+  state_openmp_binding();
+  Kokkos::initialize(argc, argv);
+}
+
+KokkosSession::KokkosSession() {
+  state_openmp_binding();
+  Kokkos::initialize();
+}
 
 KokkosSession::~KokkosSession() { Kokkos::finalize(); }
 

@@ -254,7 +254,9 @@ void run_typed(RunContext& context) {
   const int warmup = static_cast<int>(config.integer("run.warmup"));
   const int repeats = static_cast<int>(config.integer("run.repeats"));
   const std::string baseline = config.string("benchmark.baseline");
-  Progress progress = context.make_progress("lombscargle/" + ls::name_of(periodogram.algorithm()),
+  const std::string label = "lombscargle/" + ls::name_of(periodogram.algorithm());
+  // The baseline runs first, under its own name.
+  Progress progress = context.make_progress(baseline == "none" ? label : "lombscargle/" + baseline + " (baseline)",
                                             (warmup + repeats) * (baseline == "none" ? 1 : 2), "launch");
   int launches = 0;
   const auto timed = [&](auto&& launch) {
@@ -269,6 +271,7 @@ void run_typed(RunContext& context) {
   if (baseline == "direct") baseline_times = timed([&] { periodogram.compute(ls::Algorithm::direct); });
   if (baseline == "direct_fast_math") baseline_times = timed([&] { periodogram.compute_direct_fast_math(); });
   // Last, so power() holds its result.
+  progress.set_task(label);
   const RepeatTimes solve = timed([&] { periodogram.compute(); });
   progress.finish();
 
@@ -305,11 +308,18 @@ void run_typed(RunContext& context) {
   output.write_dataset("frequency", frequency);
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
   output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m});
-  output.set_attribute("description",
-                       config.string("lombscargle.form") == "classic"
-                           ? std::string("SciPy lombscargle power")
-                           : "astropy LombScargle power, normalization " + config.string("lombscargle.normalization"),
-                       "power");
+  // The scale of the power, for plots' axes: the classic form's normalize flag
+  // or the generalized form's normalization.
+  const bool classic = config.string("lombscargle.form") == "classic";
+  const std::string normalization = classic ? (config.boolean("lombscargle.normalize") ? "normalize" : "none")
+                                            : config.string("lombscargle.normalization");
+  output.set_attribute(
+      "description",
+      classic ? "SciPy lombscargle power, " + std::string(normalization == "none" ? "not normalized (units of y^2)"
+                                                                                  : "normalized by 2 / sum(y^2)")
+              : "astropy LombScargle power, normalization " + normalization,
+      "power");
+  output.set_attribute("normalization", normalization, "power");
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
   if (periodogram.algorithm() == ls::Algorithm::nufft)
     output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));

@@ -381,15 +381,15 @@ void run_typed(RunContext& context) {
     output.set_attribute("baseline_iterations", baseline.report.iterations);
   }
 
+  const char* iteration = options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweep"
+                          : options.method == ps::Method::multigrid                                            ? "cycle"
+                          : options.method == ps::Method::spectral ? "direct solve"
+                                                                   : "step";
   char line[200];
-  std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s, relative residual %.3e (%s)\n",
+  std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s%s, relative residual %.3e (%s)\n",
                 problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
-                config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations),
-                options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked ? "sweeps"
-                : options.method == ps::Method::multigrid                                            ? "cycles"
-                : options.method == ps::Method::spectral                                             ? "direct solves"
-                                                                                                     : "steps",
-                report.relative_residual, report.stop_reason.c_str());
+                config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations), iteration,
+                report.iterations == 1 ? "" : "s", report.relative_residual, report.stop_reason.c_str());
   context.out << line;
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
                 solved.times.seconds.size(),

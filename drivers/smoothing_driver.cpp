@@ -265,10 +265,10 @@ void run_typed(RunContext& context, const std::string& type_name) {
   out.set_attribute("effective_bandwidth_GBps", bandwidth);
 
   char line[240];
-  std::snprintf(line, sizeof line, "smoothing: %zux%zu %s, %s r=%d%s, border %s: %lld passes, %d per launch\n",
+  std::snprintf(line, sizeof line, "smoothing: %zux%zu %s, %s r=%d%s, border %s: %lld pass%s, %d per launch\n",
                 image.rows, image.cols, type_name.c_str(), config.string("smoothing.kernel").c_str(), report.radius,
                 report.separable ? " (separable)" : "", sm::name_of(options.border).c_str(),
-                static_cast<long long>(report.passes), report.passes_per_launch);
+                static_cast<long long>(report.passes), report.passes == 1 ? "" : "es", report.passes_per_launch);
   context.out << line;
   std::snprintf(line, sizeof line,
                 "time: %.6g s (median of %zu), %.4g ms per pass, %.1f GB/s effective (2 x image per pass)\n", seconds,

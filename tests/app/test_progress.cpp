@@ -23,11 +23,50 @@ TEST(Progress, PrintsAtMostOncePerIntervalAndClosesWithAFinalLine) {
   portasolve::Progress progress("stream", 10, "repeat", &out, 3600.0);
   for (int i = 1; i <= 10; ++i) progress.update(i);
   EXPECT_EQ(out.str(), "");  // interval never passed
-  progress.update(10, std::nullopt, /*force=*/true);
+  progress.update(5, std::nullopt, /*force=*/true);
+  progress.update(10);
   progress.finish();
   const std::string text = out.str();
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
-  EXPECT_NE(text.find("stream: repeat 10/10 (100%)"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+  EXPECT_NE(text.find("stream: repeat 5/10 (50%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("stream: repeat 10/10 (100%)"), std::string::npos) << text;
+}
+
+// The last step already printed: finish() does not print it a second time.
+TEST(Progress, FinishDoesNotRepeatTheLastLine) {
+  std::ostringstream out;
+  portasolve::Progress progress("stream", 10, "repeat", &out, 0.0);
+  for (int i = 1; i <= 10; ++i) progress.update(i);
+  progress.finish();
+  const std::string text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 10) << text;
+  EXPECT_EQ(text.find("repeat 10/10"), text.rfind("repeat 10/10")) << text;
+}
+
+// Nothing printed: no closing line either (short runs stay silent).
+TEST(Progress, FinishIsSilentWhenNothingWasPrinted) {
+  std::ostringstream out;
+  portasolve::Progress progress("stream", 10, "repeat", &out, 3600.0);
+  for (int i = 1; i <= 10; ++i) progress.update(i);
+  progress.finish();
+  EXPECT_EQ(out.str(), "");
+}
+
+// A run that times a baseline first names it, then the solver being measured.
+TEST(Progress, TaskCanBeRenamedBetweenPhases) {
+  std::ostringstream out;
+  portasolve::Progress progress("lombscargle/direct (baseline)", 4, "launch", &out, 0.0);
+  progress.update(1);
+  progress.update(2);
+  progress.set_task("lombscargle/nufft");
+  progress.update(3);
+  progress.update(4);
+  progress.finish();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("lombscargle/direct (baseline): launch 2/4 (50%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("lombscargle/nufft: launch 3/4 (75%)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("lombscargle/nufft: launch 1/4"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
 }
 
 TEST(Progress, EveryUpdatePrintsWithZeroInterval) {

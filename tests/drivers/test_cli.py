@@ -197,6 +197,21 @@ class Run(Folder):
         self.assertIn("interrupted", stderr)
         self.assertEqual(self.files(), ["s.yaml"])
 
+    def test_no_openmp_binding_warning_without_omp_variables(self):
+        # A new user sets neither OMP_PROC_BIND nor OMP_PLACES: Kokkos' four-line
+        # OMP_PROC_BIND warning (stdout in Kokkos 3.4, stderr in 4.x) must not appear.
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY")}
+        config = self.write("s.yaml", SMALL_STREAM)
+        for args in (["info"], ["run", config, "--output", os.path.join(self.dir, "out.h5")]):
+            result = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=self.dir, env=env, timeout=120)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertNotIn("OMP_PROC_BIND", result.stdout + result.stderr, args)
+        # A user's own setting is kept (Kokkos does not warn either).
+        result = subprocess.run([BIN, "info"], capture_output=True, text=True, env=dict(env, OMP_PROC_BIND="spread"),
+                                timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("OMP_PROC_BIND", result.stdout + result.stderr)
+
     def test_kokkos_flags_pass_through(self):
         info = portasolve("info", "--kokkos-threads=1")
         self.assertEqual(info.returncode, 0, info.stderr)
@@ -271,6 +286,7 @@ validation: {{reference: float64}}
             self.assertEqual(f["input/dy"].shape, (120,))
             self.assertAlmostEqual(f["output/peak_frequency"][0, 0], 0.4, delta=0.01)
             self.assertLess(f["output/peak_fap"][0, 0], 1e-6)
+            self.assertEqual(f["output/power"].attrs["normalization"], "standard")
             self.assertLess(f["validation"].attrs["max_rel_err"], 1e-12)
         plot = script("plot.py", out)
         self.assertEqual(plot.returncode, 0, plot.stderr)
@@ -316,6 +332,23 @@ validation: {reference: float64}
             self.assertEqual(f["output"].attrs["nufft_tolerance"], 1e-6)
             self.assertLess(f["validation"].attrs["max_rel_err"], 2e-5)
             self.assertGreater(f["validation"].attrs["max_rel_err"], 0)
+
+    def test_progress_names_the_baseline_and_prints_the_last_line_once(self):
+        config = self.write("ls.yaml", """experiment: lombscargle
+input: {source: synthetic, samples: 200, duration: 40.0}
+frequency: {grid: uniform, minimum: 0.01, maximum: 3.0, count: 300}
+lombscargle: {algorithm: nufft}
+benchmark: {baseline: direct}
+run: {repeats: 2, progress_interval_s: 1.0e-9}
+""")
+        result = portasolve("run", config, "--output", os.path.join(self.dir, "ls.h5"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = [line for line in result.stderr.splitlines() if line.startswith("lombscargle/")]
+        self.assertTrue(lines[0].startswith("lombscargle/direct (baseline): launch 1/4"), lines)
+        self.assertTrue(lines[1].startswith("lombscargle/direct (baseline): launch 2/4"), lines)
+        self.assertTrue(lines[2].startswith("lombscargle/nufft: launch 3/4"), lines)
+        self.assertTrue(lines[-1].startswith("lombscargle/nufft: launch 4/4 (100%)"), lines)
+        self.assertEqual(len(lines), 4, lines)  # the last line once
 
     def test_fap_does_not_depend_on_the_order_of_a_frequency_list(self):
         import numpy as np
@@ -599,6 +632,7 @@ class Smoothing(Folder):
                                       "smoothing: {kernel: box, radius: 1, border: keep, rounding: floor}\n",
                                       f"output.pgm={pgm_out}")
         self.assertIn("effective", result.stdout)
+        self.assertIn(": 1 pass, 1 per launch", result.stdout)  # not "1 passes"
         image = np.array(self.rows, dtype=np.int64)
         expected = image.copy()
         window = sum(image[1 + a:image.shape[0] - 1 + a, 1 + b:image.shape[1] - 1 + b]
@@ -614,6 +648,13 @@ class Smoothing(Folder):
         plot = script("plot.py", out, "-o", os.path.join(self.dir, "s.png"))
         self.assertEqual(plot.returncode, 0, plot.stderr)
         self.assertGreater(os.path.getsize(os.path.join(self.dir, "s.png")), 10000)
+        # Results that keep only the output image (configs/smoothing_box3_int.yaml) or no image at all (the
+        # bandwidth configs) plot too: the result alone, or the times.
+        for kept in ("output.input_image=false", "output.image=false"):
+            out, _ = self.run_config(f"image: {{source: pgm, file: {source}, pixel_type: int32}}\n",
+                                     "output.input_image=false", kept)
+            plot = script("plot.py", out, "-o", os.path.join(self.dir, "s.png"))
+            self.assertEqual(plot.returncode, 0, (kept, plot.stderr))
 
     def test_weighted_matrix_from_hdf5_matches_numpy_reflect(self):
         import numpy as np
