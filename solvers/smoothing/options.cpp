@@ -115,7 +115,7 @@ void check(const SmoothingOptions& options, std::int64_t rows, std::int64_t cols
   const std::int64_t side = 2 * static_cast<std::int64_t>(kernel_radius(options)) + 1;
   require(side <= rows && side <= cols, window_option(options.kernel),
           "the " + std::to_string(side) + "x" + std::to_string(side) + " kernel is larger than the " +
-              std::to_string(cols) + "x" + std::to_string(rows) + " (width x height) image");
+              std::to_string(rows) + "x" + std::to_string(cols) + " (rows x cols) image");
   if (rows * cols > (std::int64_t(1) << 31) - 1) throw std::invalid_argument("images are limited to 2^31 - 1 pixels");
 }
 

@@ -42,7 +42,8 @@ TEST(SmoothingOptions, BadKernelsAreRefused) {
 }
 
 TEST(SmoothingOptions, KernelLargerThanTheImageIsRefused) {
-  expect_refused(box(10, BorderMode::reflect), "radius", "larger than the 30x20", 20, 30);  // 21 > 20 rows
+  expect_refused(box(10, BorderMode::reflect), "radius", "larger than the 20x30 (rows x cols)", 20,
+                 30);  // 21 > 20 rows
   expect_refused(gaussian(3, 4, BorderMode::wrap), "sigma", "25x25 kernel is larger", 20, 30);
   SmoothingOptions fits = box(9, BorderMode::reflect);  // 19x19 in 20x30: fine
   const HostImage image = random_image(20, 30, 0, 1, 22, false);
