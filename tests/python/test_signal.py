@@ -29,6 +29,25 @@ def test_positional_arguments_and_uniform_grid(rng):
     np.testing.assert_allclose(lombscargle(x, y, freqs, True, True), expected, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("algorithm, rtol", [("auto", 1e-10), ("direct", 1e-10), ("tiled", 1e-10),
+                                             ("recurrence", 1e-10), ("nufft", 1e-9)])
+@pytest.mark.parametrize("precenter, normalize", [(False, False), (True, True)])
+def test_algorithms_on_an_even_grid(rng, algorithm, rtol, precenter, normalize):
+    x, y, _ = uneven_series(rng, n=300)
+    freqs = np.linspace(0.02, 15.0, 3000)
+    expected = scipy.signal.lombscargle(x, y, freqs, precenter=precenter, normalize=normalize)
+    power = lombscargle(x, y, freqs, precenter=precenter, normalize=normalize, algorithm=algorithm)
+    np.testing.assert_allclose(power, expected, rtol=rtol, atol=rtol * expected.max())
+
+
+def test_even_grid_algorithms_need_an_even_grid(rng):
+    x, y, freqs = uneven_series(rng, n=20, m=20)
+    with pytest.raises(ValueError, match="evenly spaced"):
+        lombscargle(x, y, freqs, algorithm="recurrence")
+    with pytest.raises(ValueError, match="algorithm 'fast' is not one of"):
+        lombscargle(x, y, freqs, algorithm="fast")
+
+
 @pytest.mark.parametrize("precenter", [False, True])
 def test_float32_stays_float32(rng, precenter):
     x, y, freqs = uneven_series(rng, n=100, m=200)
@@ -39,6 +58,16 @@ def test_float32_stays_float32(rng, precenter):
     reference = scipy.signal.lombscargle(*(a.astype(np.float32).astype(np.float64) for a in (x, y, freqs)),
                                          precenter=precenter)
     np.testing.assert_allclose(power, reference, rtol=1e-3, atol=1e-4 * expected.max())
+
+
+def test_float32_even_grid(rng):
+    x, y, _ = uneven_series(rng, n=100)
+    freqs = np.linspace(0.1, 10.0, 500, dtype=np.float32)
+    reference = scipy.signal.lombscargle(x.astype(np.float32).astype(np.float64),
+                                         y.astype(np.float32).astype(np.float64), freqs.astype(np.float64))
+    power = lombscargle(x.astype(np.float32), y.astype(np.float32), freqs)
+    assert power.dtype == np.float32
+    np.testing.assert_allclose(power, reference, rtol=1e-3, atol=1e-4 * reference.max())
 
 
 def test_mixed_precision_computes_in_double(rng):
