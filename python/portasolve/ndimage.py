@@ -6,7 +6,7 @@ import numpy as np
 from . import _portasolve
 from ._arrays import image_array, suffix
 
-__all__ = ["uniform_filter", "gaussian_filter"]
+__all__ = ["correlate", "uniform_filter", "gaussian_filter"]
 
 # SciPy's mode names (its filters' meanings: 'grid-mirror', 'grid-wrap' and
 # 'grid-constant' are synonyms there) and the smoothing solver's border mode.
@@ -71,14 +71,24 @@ def _run(image, dtype, kernel, border, cval, passes, radius=0, sigma=1.0, trunca
                   int(passes))
 
 
-def _padded(taps_per_axis):
-    """1-D taps per axis, {offset: weight}, as one square matrix of odd side."""
-    reach = max(abs(offset) for taps in taps_per_axis for offset in taps)
-    rows, cols = (np.zeros(2 * reach + 1) for _ in range(2))
-    for vector, taps in zip((rows, cols), taps_per_axis):
-        for offset, weight in taps.items():
-            vector[offset + reach] = weight
-    return np.outer(rows, cols)
+def _square(weights, origins=(0, 0)):
+    """A weights window placed as SciPy places it (per axis of size s, offsets
+    -(s//2) - origin .. -(s//2) - origin + s - 1) in a square matrix of odd
+    side centred on the output pixel, zeros around it: the solver's weighted kernel."""
+    lows = [-(s // 2) - o for s, o in zip(weights.shape, origins)]
+    reach = max(max(abs(low), abs(low + s - 1)) for low, s in zip(lows, weights.shape))
+    square = np.zeros((2 * reach + 1, 2 * reach + 1))
+    square[lows[0] + reach:lows[0] + reach + weights.shape[0],
+           lows[1] + reach:lows[1] + reach + weights.shape[1]] = weights
+    return square
+
+
+def _origins(origin, sizes):
+    origins = _pair(origin, "origin", int)
+    for s, o in zip(sizes, origins):
+        if not -(s // 2) <= o <= (s - 1) // 2:
+            raise ValueError(f"origin {o} is outside the window of size {s}")
+    return origins
 
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, passes=1):
@@ -92,30 +102,24 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     image = image_array(input)
     border = _border(mode)
     sizes = _pair(size, "size", int)
-    origins = _pair(origin, "origin", int)
-    for s, o in zip(sizes, origins):
-        if s < 1:
-            raise ValueError(f"size must be >= 1, got {size!r}")
-        if not -(s // 2) <= o <= (s - 1) // 2:
-            raise ValueError(f"origin {o} is outside the window of size {s}")
+    if min(sizes) < 1:
+        raise ValueError(f"size must be >= 1, got {size!r}")
+    origins = _origins(origin, sizes)
     dtype = _output_dtype(image, output)
     if sizes[0] == sizes[1] and sizes[0] % 2 == 1 and origins == [0, 0]:
         result = _run(image, dtype, "box", border, cval, passes, radius=sizes[0] // 2)
     else:
-        # The window [i - s//2 - origin, i - s//2 - origin + s - 1] per axis (SciPy's placement).
-        taps = [{offset: 1.0 for offset in range(-(s // 2) - o, -(s // 2) - o + s)} for s, o in zip(sizes, origins)]
-        result = _run(image, dtype, "weighted", border, cval, passes, weights=_padded(taps))
+        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.ones(sizes), origins))
     return _store(result, output)
 
 
 def _gaussian_taps(sigma, radius):
     """SciPy's 1-D Gaussian (order 0): exp(-x^2 / (2 sigma^2)) on -radius..radius, normalised."""
     if sigma <= 1e-15 or radius == 0:
-        return {0: 1.0}  # SciPy leaves such an axis unfiltered
+        return np.ones(1)  # SciPy leaves such an axis unfiltered
     x = np.arange(-radius, radius + 1)
     phi = np.exp(-0.5 / sigma**2 * x**2)
-    phi /= phi.sum()
-    return dict(zip(x.tolist(), phi.tolist()))
+    return phi / phi.sum()
 
 
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
@@ -143,6 +147,29 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     if sigmas[0] == sigmas[1] and radius is None and sigmas[0] > 1e-15 and radii[0] > 0:
         result = _run(image, dtype, "gaussian", border, cval, passes, sigma=sigmas[0], truncate=truncate)
     else:
-        taps = [_gaussian_taps(s, r) for s, r in zip(sigmas, radii)]
-        result = _run(image, dtype, "weighted", border, cval, passes, weights=_padded(taps))
+        rows, cols = (_gaussian_taps(s, r) for s, r in zip(sigmas, radii))
+        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.outer(rows, cols)))
+    return _store(result, output)
+
+
+def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, passes=1):
+    """Weighted sum over a window, as scipy.ndimage.correlate (2-D images).
+
+    weights: a 2-D array of any shape whose sum is positive (the solver's
+    smoothing kernels; others raise ValueError), placed as SciPy places it
+    (origin a scalar or one per axis). mode, cval, output, passes: as in
+    uniform_filter.
+    """
+    image = image_array(input)
+    border = _border(mode)
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 2 or weights.size == 0:
+        raise ValueError(f"weights must be a non-empty 2-D array, got shape {weights.shape}")
+    if not np.all(np.isfinite(weights)) or not weights.sum() > 0:
+        raise ValueError("weights must be finite with a positive sum (a smoothing kernel)")
+    origins = _origins(origin, weights.shape)
+    dtype = _output_dtype(image, output)
+    result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(weights, origins))
+    # The solver's passes are weighted means (its weights normalised to sum 1).
+    result *= result.dtype.type(weights.sum() ** passes)
     return _store(result, output)

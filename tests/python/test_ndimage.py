@@ -100,3 +100,18 @@ def test_bad_mode_names_the_allowed_ones(rng):
 def test_bad_arguments(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["reflect", "mirror", "nearest", "wrap", "constant"])
+@pytest.mark.parametrize("shape, origin", [((3, 3), 0), ((2, 5), 0), ((4, 4), (1, -2)), ((1, 6), (0, 2))])
+def test_correlate_matches_scipy(rng, dtype, mode, shape, origin):
+    img = image(rng, dtype)
+    weights = rng.uniform(0.1, 1.0, shape)
+    expected = scipy.ndimage.correlate(img, weights, mode=mode, cval=0.25, origin=origin)
+    assert_close(ndimage.correlate(img, weights, mode=mode, cval=0.25, origin=origin), expected, dtype)
+
+
+def test_correlate_needs_a_positive_sum(rng):
+    with pytest.raises(ValueError, match="positive sum"):
+        ndimage.correlate(image(rng, np.float64), [[0, 1, 0], [1, -4, 1], [0, 1, 0]])
