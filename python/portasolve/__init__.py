@@ -5,6 +5,7 @@
     portasolve.signal.lombscargle(x, y, freqs)         # scipy.signal.lombscargle
     portasolve.ndimage.uniform_filter(img, 5)          # scipy.ndimage.uniform_filter
     portasolve.ndimage.gaussian_filter(img, 2.0)       # scipy.ndimage.gaussian_filter
+    portasolve.ndimage.correlate(img, weights)         # scipy.ndimage.correlate (positive sums)
     portasolve.poisson.solve(rhs, boundary)            # 5-point Laplacian L x = rhs
 
 Kokkos starts on the first call that needs it and is finalized when the
