@@ -59,7 +59,8 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # ---------------------------------------------------------------- packages
 packages=(g++ cmake ninja-build make patch xz-utils pkg-config
           libhdf5-dev libyaml-cpp-dev libgtest-dev googletest libfftw3-dev clang-format-14
-          python3 python3-numpy python3-h5py python3-matplotlib)
+          python3 python3-numpy python3-h5py python3-matplotlib python3-dev pybind11-dev python3-pybind11
+          python3-pytest python3-scipy)
 [ "$backend" = hip ] && packages+=(hipcc)
 
 missing_packages() {
@@ -108,8 +109,11 @@ case "$backend" in
 esac
 
 # ------------------------------------------ up to date? (options + patches)
+# Position-independent code so the static libraries link into the Python
+# extension module too (a shared object: Kokkos' OpenMP thread-locals
+# otherwise use the executable-only TLS model).
 kokkos_options=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
-                -DBUILD_SHARED_LIBS=OFF -DKokkos_ENABLE_SERIAL=ON)
+                -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkos_ENABLE_SERIAL=ON)
 case "$backend" in
   openmp) kokkos_options+=(-DKokkos_ENABLE_OPENMP=ON) ;;
   serial) ;;
@@ -120,7 +124,7 @@ esac
 # exactly the Kokkos Kernels calls they make (the 3.4 default ETI costs ~8 min
 # on 2 cores for kernels we never call).
 kernels_options=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
-                 -DBUILD_SHARED_LIBS=OFF -DKokkosKernels_ADD_DEFAULT_ETI=OFF
+                 -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkosKernels_ADD_DEFAULT_ETI=OFF
                  -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
                  -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF)
 if [ "$backend" = cuda ]; then

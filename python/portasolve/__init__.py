@@ -1,0 +1,43 @@
+"""portasolve's solvers on NumPy arrays, with SciPy's names and arguments.
+
+    import portasolve
+    portasolve.info()                                  # backend, device, versions
+    portasolve.signal.lombscargle(x, y, freqs)         # scipy.signal.lombscargle
+    portasolve.ndimage.uniform_filter(img, 5)          # scipy.ndimage.uniform_filter
+    portasolve.ndimage.gaussian_filter(img, 2.0)       # scipy.ndimage.gaussian_filter
+    portasolve.ndimage.correlate(img, weights)         # scipy.ndimage.correlate (positive sums)
+    portasolve.poisson.solve(rhs, boundary)            # 5-point Laplacian L x = rhs
+
+Kokkos starts on the first call that needs it and is finalized when the
+interpreter exits; OMP_PROC_BIND defaults to false (set it before importing).
+"""
+import atexit as _atexit
+import os as _os
+
+# Kokkos' OpenMP backend warns when OMP_PROC_BIND is unset; an interpreter
+# shares its cores with other threads, so no binding unless the user asks
+# (OMP_PROC_BIND=spread OMP_PLACES=threads for the fastest solves).
+_os.environ.setdefault("OMP_PROC_BIND", "false")
+
+from . import _portasolve  # noqa: E402
+from . import ndimage, poisson, signal  # noqa: E402
+
+__version__ = _portasolve.__version__
+__all__ = ["info", "ndimage", "poisson", "signal", "__version__"]
+
+_atexit.register(_portasolve.finalize)
+
+
+class Info(dict):
+    """The build's backend, device and versions: a dict that prints as a table."""
+
+    def __repr__(self):
+        width = max(len(key) for key in self)
+        return "\n".join(f"{key + ':':<{width + 1}} {value}" for key, value in self.items())
+
+    __str__ = __repr__
+
+
+def info():
+    """Backend, device and versions (Kokkos, portasolve, HDF5) of this build, as a dict."""
+    return Info(_portasolve.info())

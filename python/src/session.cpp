@@ -1,0 +1,30 @@
+#include "python/src/session.hpp"
+
+#include <memory>
+#include <stdexcept>
+
+#include "core/kokkos_session.hpp"
+
+namespace portasolve::python {
+
+namespace {
+std::unique_ptr<KokkosSession> session;
+bool finalized = false;
+}  // namespace
+
+void ensure_kokkos() {
+  if (session) return;
+  // Kokkos cannot be initialised again in the same process.
+  if (finalized) throw std::runtime_error("portasolve: Kokkos was already finalized in this process");
+  session = std::make_unique<KokkosSession>();
+}
+
+void finalize_kokkos() {
+  if (!session) return;
+  session.reset();
+  finalized = true;
+}
+
+bool kokkos_running() { return static_cast<bool>(session); }
+
+}  // namespace portasolve::python

@@ -1,0 +1,79 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import portasolve
+
+
+def test_info_names_backend_device_and_versions():
+    info = portasolve.info()
+    for key in ("portasolve", "kokkos", "execution_space", "memory_space", "device", "backends", "concurrency"):
+        assert key in info
+    assert info["portasolve"] == portasolve.__version__
+    assert info["kokkos"].count(".") == 2
+    assert info["concurrency"] >= 1
+    text = repr(info)
+    assert "kokkos:" in text and info["device"] in text
+
+
+def test_kokkos_starts_on_first_use_and_finalizes_at_exit():
+    script = ("import portasolve, numpy as np\n"
+              "assert not portasolve._portasolve.kokkos_running()\n"
+              "portasolve.signal.lombscargle(np.arange(5.0), np.arange(5.0) ** 2, [1.0, 2.0])\n"
+              "assert portasolve._portasolve.kokkos_running()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ.copy(),
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    # Kokkos complains on stderr about Views alive at finalize or a missing finalize.
+    assert "finalize" not in done.stderr.lower(), done.stderr
+
+
+def test_import_alone_starts_nothing():
+    done = subprocess.run([sys.executable, "-c", "import portasolve; "
+                           "assert not portasolve._portasolve.kokkos_running()"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_ctrl_c_interrupts_an_iterative_solve():
+    script = ("import signal, sys, numpy as np, portasolve\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+              "rhs = np.zeros((200, 200)); ring = np.zeros_like(rhs); ring[0] = 1\n"
+              "print('start', flush=True)\n"
+              "try:\n"
+              "    portasolve.poisson.solve(rhs, ring, method='jacobi', tol=0, maxiter=10**8, check_every=50)\n"
+              "except KeyboardInterrupt:\n"
+              "    print('interrupted', portasolve.poisson.solve(rhs, ring)[1]['converged'], flush=True)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    assert process.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.strip() == "interrupted True"
+
+
+def test_memory_stays_flat_over_many_small_calls():
+    def resident_kib():
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    x = np.arange(8.0)
+    y = np.sin(x)
+    img = np.random.default_rng(1).random((8, 8))
+
+    def calls(n):
+        for _ in range(n):
+            portasolve.signal.lombscargle(x, y, [0.5, 1.0])
+            portasolve.ndimage.uniform_filter(img, 3)
+            portasolve.poisson.solve(np.zeros((6, 6)), 1.0)
+
+    calls(300)
+    before = resident_kib()
+    calls(1500)
+    assert resident_kib() - before < 1024
