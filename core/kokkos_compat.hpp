@@ -3,6 +3,8 @@
 // (3.4.01, the bootstrap's, and 4.x; README "Verified Kokkos versions"). With
 // core/math.hpp the only code that looks at KOKKOS_VERSION.
 #include <Kokkos_Core.hpp>
+#include <deque>
+#include <string>
 
 namespace portasolve::kokkos_compat {
 
@@ -14,6 +16,26 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_increment(T* const p) {
   Kokkos::atomic_inc(p);
 #else
   Kokkos::atomic_increment(p);
+#endif
+}
+
+// Kokkos 4.x knows 3.x's --kokkos-threads=N only as --kokkos-num-threads=N
+// (the old name is ignored): renames it in place, before Kokkos::initialize,
+// so the same command line works with both.
+inline void rename_legacy_flags(const int argc, char* argv[]) {
+#if KOKKOS_VERSION >= 40000
+  static std::deque<std::string> renamed;  // argv points into it until the process ends
+  const std::string legacy = "--kokkos-threads";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(legacy, 0) == 0 && (arg.size() == legacy.size() || arg[legacy.size()] == '=')) {
+      renamed.push_back("--kokkos-num-threads" + arg.substr(legacy.size()));
+      argv[i] = &renamed.back()[0];
+    }
+  }
+#else
+  (void)argc;
+  (void)argv;
 #endif
 }
 

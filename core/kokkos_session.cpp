@@ -11,11 +11,15 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve {
 
-KokkosSession::KokkosSession(int& argc, char* argv[]) { Kokkos::initialize(argc, argv); }
+KokkosSession::KokkosSession(int& argc, char* argv[]) {
+  kokkos_compat::rename_legacy_flags(argc, argv);
+  Kokkos::initialize(argc, argv);
+}
 
 KokkosSession::KokkosSession() { Kokkos::initialize(); }
 
