@@ -244,14 +244,24 @@ std::optional<std::string> describe_allocation_failure(const std::exception& err
     else
       return std::string("could not allocate host memory (out of memory); reduce the problem size");
   }
-  if (text.find("Kokkos failed to allocate memory") == std::string::npos &&
-      text.find("Kokkos encountered an allocation failure") == std::string::npos)
+  std::string label, space, size;
+  if (text.find(" memory space failed to allocate ") != std::string::npos) {
+    // Kokkos 4.x, every space: `Kokkos ERROR: Host memory space failed to
+    // allocate 1.5 GiB (label="x").`; Host, Cuda, CudaUVM, HIP name the spaces.
+    label = between(text, "(label=\"", "\")");
+    space = between(text, "Kokkos ERROR: ", " memory space failed");
+    if (!space.empty()) space += "Space";
+    size = between(text, "failed to allocate ", " (label=");
+  } else if (text.find("Kokkos failed to allocate memory") != std::string::npos ||
+             text.find("Kokkos encountered an allocation failure") != std::string::npos) {
+    label = between(text, "for label \"", "\"");
+    space = between(text, "MemorySpace named \"", "\"");
+    if (space.empty() || space.find(' ') != std::string::npos)  // HostSpace's message lacks the closing quote
+      space = between(text, "MemorySpace named \"", " failed");
+    size = between(text, "Allocation of size ", " failed");  // Kokkos' "238.5 G": binary units
+  } else {
     return std::nullopt;
-  const std::string label = between(text, "for label \"", "\"");
-  std::string space = between(text, "MemorySpace named \"", "\"");
-  if (space.empty() || space.find(' ') != std::string::npos)  // HostSpace's message lacks the closing quote
-    space = between(text, "MemorySpace named \"", " failed");
-  std::string size = between(text, "Allocation of size ", " failed");  // Kokkos' "238.5 G": binary units
+  }
   if (size.size() > 2 && size[size.size() - 2] == ' ') {
     const char unit = size.back();
     size.pop_back();

@@ -52,8 +52,9 @@ void check_memory(const MemoryNeed& need, const MemoryCapacity& capacity, const 
                   const std::string& key, const std::string& advice, const std::string& subject = {});
 
 // One line for a failed allocation that escaped the estimates: Kokkos'
-// "Kokkos failed to allocate memory for label ..." runtime_error (its label,
-// size and memory space, without the raw text), std::bad_alloc, or the
+// "Kokkos failed to allocate memory for label ..." runtime_error (Kokkos 4.x:
+// "Kokkos ERROR: Host memory space failed to allocate ..."; its label, size and
+// memory space, without the raw text), std::bad_alloc, or the
 // std::length_error of an impossible std::vector size. Empty for any other error.
 // Kokkos 3.4's HostSpace prints the details to std::cerr and throws a bare
 // "Memory allocation failure": with a KokkosAllocationMessages in place the

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve {
@@ -34,6 +35,7 @@ void state_openmp_binding() {
 
 KokkosSession::KokkosSession(int& argc, char* argv[]) {
   state_openmp_binding();
+  kokkos_compat::rename_legacy_flags(argc, argv);
   Kokkos::initialize(argc, argv);
 }
 

@@ -4,6 +4,7 @@
 // between its lanes.
 #include <type_traits>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 #include "core/unroll.hpp"
 
@@ -27,7 +28,7 @@ KOKKOS_INLINE_FUNCTION T from_lane_below(const T& value) {
 #if defined(__CUDA_ARCH__)
   return Kokkos::shfl_up(value, 1, band_lanes);
 #elif defined(__HIP_DEVICE_COMPILE__)
-  return Kokkos::Experimental::shfl_up(value, 1, band_lanes);
+  return kokkos_compat::hip_shfl_up(value, 1, band_lanes);
 #else
   return value;
 #endif
@@ -37,7 +38,7 @@ KOKKOS_INLINE_FUNCTION T from_lane_above(const T& value) {
 #if defined(__CUDA_ARCH__)
   return Kokkos::shfl_down(value, 1, band_lanes);
 #elif defined(__HIP_DEVICE_COMPILE__)
-  return Kokkos::Experimental::shfl_down(value, 1, band_lanes);
+  return kokkos_compat::hip_shfl_down(value, 1, band_lanes);
 #else
   return value;
 #endif

@@ -15,6 +15,7 @@
 // L1 line.
 #include <cstdint>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 #include "solvers/poisson/cg_kernels.hpp"
 #include "solvers/poisson/resident_wait.hpp"
@@ -77,7 +78,7 @@ struct ResidentCg {
     if (team.team_rank() == 0) {
       store_shared_word(slots + team.league_rank(), partial);
       Kokkos::memory_fence();
-      Kokkos::atomic_increment(arrivals.data());
+      kokkos_compat::atomic_increment(arrivals.data());
       wait_until_reaches(arrivals.data(), barrier * teams, StallWatch{stalled.data(), patience});
     }
     team.team_barrier();

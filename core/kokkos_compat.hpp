@@ -1,0 +1,63 @@
+#pragma once
+// Kokkos names that differ between the releases portasolve builds against
+// (3.4.01, the bootstrap's, and 4.x; README "Verified Kokkos versions"). With
+// core/math.hpp the only code that looks at KOKKOS_VERSION.
+#include <Kokkos_Core.hpp>
+#include <deque>
+#include <string>
+
+namespace portasolve::kokkos_compat {
+
+// Adds one to *p atomically: atomic_increment in 3.x, deprecated in 4.x for
+// atomic_inc (which 3.4 lacks).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION void atomic_increment(T* const p) {
+#if KOKKOS_VERSION >= 40000
+  Kokkos::atomic_inc(p);
+#else
+  Kokkos::atomic_increment(p);
+#endif
+}
+
+// Kokkos 4.x knows 3.x's --kokkos-threads=N only as --kokkos-num-threads=N
+// (the old name is ignored): renames it in place, before Kokkos::initialize,
+// so the same command line works with both.
+inline void rename_legacy_flags(const int argc, char* argv[]) {
+#if KOKKOS_VERSION >= 40000
+  static std::deque<std::string> renamed;  // argv points into it until the process ends
+  const std::string legacy = "--kokkos-threads";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(legacy, 0) == 0 && (arg.size() == legacy.size() || arg[legacy.size()] == '=')) {
+      renamed.push_back("--kokkos-num-threads" + arg.substr(legacy.size()));
+      argv[i] = &renamed.back()[0];
+    }
+  }
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+// Kokkos' HIP wavefront shuffles: in Kokkos::Experimental up to 3.x, in
+// Kokkos:: from 4.0 (when the HIP backend left Experimental).
+#if defined(__HIP_DEVICE_COMPILE__)
+template <class T>
+__device__ inline T hip_shfl_up(const T& value, const int delta, const int width) {
+#if KOKKOS_VERSION >= 40000
+  return Kokkos::shfl_up(value, delta, width);
+#else
+  return Kokkos::Experimental::shfl_up(value, delta, width);
+#endif
+}
+template <class T>
+__device__ inline T hip_shfl_down(const T& value, const int delta, const int width) {
+#if KOKKOS_VERSION >= 40000
+  return Kokkos::shfl_down(value, delta, width);
+#else
+  return Kokkos::Experimental::shfl_down(value, delta, width);
+#endif
+}
+#endif
+
+}  // namespace portasolve::kokkos_compat
