@@ -9,18 +9,14 @@
     portasolve.poisson.solve(rhs, boundary)            # 5-point Laplacian L x = rhs
 
 Kokkos starts on the first call that needs it and is finalized when the
-interpreter exits; OMP_PROC_BIND defaults to false (set it before importing).
+interpreter exits. An unset OMP_PROC_BIND is stated as the binding the OpenMP
+runtime chose, as the command line does (set OMP_PROC_BIND=spread
+OMP_PLACES=threads before importing for the fastest solves).
 """
 import atexit as _atexit
-import os as _os
 
-# Kokkos' OpenMP backend warns when OMP_PROC_BIND is unset; an interpreter
-# shares its cores with other threads, so no binding unless the user asks
-# (OMP_PROC_BIND=spread OMP_PLACES=threads for the fastest solves).
-_os.environ.setdefault("OMP_PROC_BIND", "false")
-
-from . import _portasolve  # noqa: E402
-from . import ndimage, poisson, signal  # noqa: E402
+from . import _portasolve
+from . import ndimage, poisson, signal
 
 __version__ = _portasolve.__version__
 __all__ = ["info", "ndimage", "poisson", "signal", "__version__"]
