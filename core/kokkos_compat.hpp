@@ -3,6 +3,7 @@
 // (3.4.01, the bootstrap's, and 4.x; README "Verified Kokkos versions"). With
 // core/math.hpp the only code that looks at KOKKOS_VERSION.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <deque>
 #include <string>
 
@@ -36,6 +37,20 @@ inline void rename_legacy_flags(const int argc, char* argv[]) {
 #else
   (void)argc;
   (void)argv;
+#endif
+}
+
+// GPUs this process sees (0 for host backends); callable before
+// Kokkos::initialize, to pick a rank's device.
+inline int visible_device_count() {
+#if KOKKOS_VERSION >= 40000
+  return std::max(0, Kokkos::num_devices());
+#elif defined(KOKKOS_ENABLE_CUDA)
+  return static_cast<int>(Kokkos::Cuda::detect_device_count());
+#elif defined(KOKKOS_ENABLE_HIP)
+  return static_cast<int>(Kokkos::Experimental::HIP::detect_device_count());
+#else
+  return 0;
 #endif
 }
 

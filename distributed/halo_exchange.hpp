@@ -1,0 +1,167 @@
+#pragma once
+// The halo of a rank's local array (GridDecomposition's layout): the `width`
+// rows and columns of each neighbour's block next to this one. Edges are
+// packed on the device into contiguous buffers, exchanged with non-blocking
+// MPI (device buffers when the MPI library moves device memory, else host
+// copies), and unpacked into the ring. Corners are not exchanged: the 5-point
+// stencil does not read them.
+//
+// start() and finish() split one exchange so the caller can update the
+// points that need no halo in between (the interior of the block).
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/spaces.hpp"
+#include "distributed/grid_decomposition.hpp"
+#include "distributed/mpi_session.hpp"
+
+namespace portasolve::distributed {
+
+// A rectangle of a local array and a flat buffer of its points, row-major.
+struct PackTag {};
+struct UnpackTag {};
+
+template <class T>
+struct EdgeCopy {
+  View2D<T> grid;
+  View1D<T> buffer;
+  int first_row, first_col, cols;
+  KOKKOS_INLINE_FUNCTION void operator()(PackTag, const int k) const {
+    buffer(k) = grid(first_row + k / cols, first_col + k % cols);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(UnpackTag, const int k) const {
+    grid(first_row + k / cols, first_col + k % cols) = buffer(k);
+  }
+};
+
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+inline MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+inline MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+
+template <class T>
+class HaloExchange {
+  enum Side { north, south, west, east, sides };
+  struct Rectangle {
+    int first_row, first_col, rows, cols;
+    int points() const { return rows * cols; }
+  };
+
+ public:
+  HaloExchange(const GridDecomposition& grid, int width)
+      : comm_(grid.comm()), device_aware_(device_memory_aware()), width_(width) {
+    const int rows = static_cast<int>(grid.rows_owned().count), cols = static_cast<int>(grid.cols_owned().count);
+    neighbour_ = {grid.north(), grid.south(), grid.west(), grid.east()};
+    const int w = width;
+    // What this rank sends each way (its own points next to that edge) and
+    // where the neighbour's points land (the ring).
+    send_ = {Rectangle{w, w, w, cols}, Rectangle{rows, w, w, cols}, Rectangle{w, w, rows, w},
+             Rectangle{w, cols, rows, w}};
+    receive_ = {Rectangle{0, w, w, cols}, Rectangle{rows + w, w, w, cols}, Rectangle{w, 0, rows, w},
+                Rectangle{w, cols + w, rows, w}};
+    if ((rows < w || cols < w) && (grid.size() > 1))
+      throw std::invalid_argument("a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                  " block cannot give a halo of width " + std::to_string(w) + ": use fewer ranks");
+    for (int s = 0; s < sides; ++s) {
+      if (neighbour_[s] == MPI_PROC_NULL) continue;
+      send_buffer_[s] = View1D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "halo_send"), send_[s].points());
+      receive_buffer_[s] =
+          View1D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "halo_receive"), receive_[s].points());
+      send_host_[s] = Kokkos::create_mirror_view(send_buffer_[s]);
+      receive_host_[s] = Kokkos::create_mirror_view(receive_buffer_[s]);
+    }
+  }
+
+  // Packs this rank's edges of `x` and posts the sends and receives.
+  void start(const View2D<T>& x) {
+    // Host time only: a fence here would end the overlap with the interior update.
+    Kokkos::Timer watch;
+    int posted = 0;
+    for (int s = 0; s < sides; ++s) {
+      if (neighbour_[s] == MPI_PROC_NULL) continue;
+      const Rectangle& r = send_[s];
+      Kokkos::parallel_for("halo_pack", Kokkos::RangePolicy<ExecSpace, PackTag>(0, r.points()),
+                           EdgeCopy<T>{x, send_buffer_[s], r.first_row, r.first_col, r.cols});
+    }
+    if (!device_aware_) Kokkos::fence();
+    for (int s = 0; s < sides; ++s) {
+      if (neighbour_[s] == MPI_PROC_NULL) continue;
+      if (!device_aware_) Kokkos::deep_copy(send_host_[s], send_buffer_[s]);
+    }
+    if (device_aware_) Kokkos::fence();  // the packed buffers are complete before MPI reads them
+    for (int s = 0; s < sides; ++s) {
+      if (neighbour_[s] == MPI_PROC_NULL) continue;
+      T* in = device_aware_ ? receive_buffer_[s].data() : receive_host_[s].data();
+      T* out = device_aware_ ? send_buffer_[s].data() : send_host_[s].data();
+      // The tag names the side the message travels to, so north's send meets
+      // the northern neighbour's receive from its south.
+      check(MPI_Irecv(in, receive_[s].points(), mpi_type<T>(), neighbour_[s], opposite(s), comm_, &requests_[posted++]),
+            "MPI_Irecv");
+      check(MPI_Isend(out, send_[s].points(), mpi_type<T>(), neighbour_[s], s, comm_, &requests_[posted++]),
+            "MPI_Isend");
+    }
+    posted_ = posted;
+    seconds_ += watch.seconds();
+  }
+
+  // Waits for the exchange and writes the neighbours' points into x's ring.
+  void finish(const View2D<T>& x) {
+    Kokkos::Timer watch;
+    check(MPI_Waitall(posted_, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    posted_ = 0;
+    for (int s = 0; s < sides; ++s) {
+      if (neighbour_[s] == MPI_PROC_NULL) continue;
+      if (!device_aware_) Kokkos::deep_copy(receive_buffer_[s], receive_host_[s]);
+      const Rectangle& r = receive_[s];
+      Kokkos::parallel_for("halo_unpack", Kokkos::RangePolicy<ExecSpace, UnpackTag>(0, r.points()),
+                           EdgeCopy<T>{x, receive_buffer_[s], r.first_row, r.first_col, r.cols});
+    }
+    ++exchanges_;
+    seconds_ += watch.seconds();
+  }
+
+  void exchange(const View2D<T>& x) {
+    start(x);
+    finish(x);
+  }
+
+  // Host time spent in start() and finish(): packing, staging, waiting.
+  double seconds() const noexcept { return seconds_; }
+  std::int64_t exchanges() const noexcept { return exchanges_; }
+  bool device_aware() const noexcept { return device_aware_; }
+
+ private:
+  static int opposite(int side) { return side ^ 1; }  // north <-> south, west <-> east
+  static void check(int code, const char* call) {
+    if (code != MPI_SUCCESS) {
+      char text[MPI_MAX_ERROR_STRING];
+      int length = 0;
+      MPI_Error_string(code, text, &length);
+      throw SolverError(std::string("halo exchange: ") + call + " failed: " + std::string(text, length));
+    }
+  }
+
+  MPI_Comm comm_;
+  bool device_aware_;
+  int width_;
+  std::array<int, sides> neighbour_{};
+  std::array<Rectangle, sides> send_{}, receive_{};
+  std::array<View1D<T>, sides> send_buffer_, receive_buffer_;
+  std::array<HostView1D<T>, sides> send_host_, receive_host_;
+  std::array<MPI_Request, 2 * sides> requests_{};
+  int posted_ = 0;
+  double seconds_ = 0;
+  std::int64_t exchanges_ = 0;
+};
+
+}  // namespace portasolve::distributed
