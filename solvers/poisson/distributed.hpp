@@ -1,0 +1,35 @@
+#pragma once
+// Poisson solves over MPI ranks (built with PORTASOLVE_MPI): the interior of
+// the grid split into blocks (distributed/grid_decomposition.hpp), one per
+// rank, halos exchanged after every sweep. Same options and report as
+// solve(); collective over the decomposition's communicator.
+//
+// jacobi: every sweep updates each point from the same four neighbours as on
+// one rank, so the iterate is bit for bit the single-rank one for any rank
+// count and split. Residual norms are summed per rank, then across ranks in
+// rank order: reruns give the same bits, and they agree with one rank's to
+// rounding (the stopping test may then fall one check apart only at a tie).
+#include <cstdint>
+
+#include "distributed/grid_decomposition.hpp"
+#include "solvers/poisson/solver.hpp"
+
+namespace portasolve::poisson {
+
+struct HaloStatistics {
+  double seconds = 0;             // this rank's host time in halo exchanges
+  std::int64_t exchanges = 0;     // one per sweep, plus the first
+  bool device_aware = false;      // device buffers handed to MPI (else staged through host copies)
+};
+
+// x, rhs: this rank's local arrays, (rows_owned + 2) x (cols_owned + 2): its
+// block plus a ring holding the grid's boundary values where the block
+// touches the grid's edge (the rest of the ring is filled here). Methods:
+// jacobi; others throw OptionError("method"), boundaries other than
+// dirichlet OptionError("boundary").
+template <class T>
+SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
+                              const SolverOptions& options, const CheckCallback& on_check = {},
+                              HaloStatistics* halo = nullptr);
+
+}  // namespace portasolve::poisson
