@@ -501,6 +501,19 @@ File File::create(const std::string& filename, bool replace) {
   return created;
 }
 
+File File::create_in_memory(const std::string& name) {
+  silence_library_errors();
+  constexpr std::size_t growth_bytes = 1 << 20;
+  Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!access.valid() || H5Pset_fapl_core(access.get(), growth_bytes, /*backing_store=*/0) < 0)
+    throw IoError("cannot set up HDF5 for the in-memory file '" + name + "'");
+  Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
+  if (!file.valid()) throw IoError("cannot create the in-memory HDF5 file '" + name + "'");
+  File created(std::move(file), Handle(), name, nullptr);
+  created.handle_ = open_root(created.file_handle_, name);
+  return created;
+}
+
 File File::open_read_only(const std::string& filename) {
   silence_library_errors();
   Handle file(H5Fopen(filename.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

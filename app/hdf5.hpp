@@ -85,6 +85,9 @@ class File : public Group {
   // Fails if the file exists, unless `replace` (then it is truncated).
   static File create(const std::string& filename, bool replace = false);
   static File open_read_only(const std::string& filename);
+  // A file that lives in memory only and is dropped when closed (HDF5's core
+  // driver without backing store): for a rank whose writes nobody keeps.
+  static File create_in_memory(const std::string& name);
   File(File&&) = default;
   File& operator=(File&&) = delete;
   // A file not closed yet is closed, its write failures ignored.

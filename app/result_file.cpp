@@ -156,10 +156,24 @@ ResultFile::ResultFile(std::string path, bool overwrite, const Provenance& prove
     : path_(std::move(path)),
       overwrite_(overwrite),
       staged_(checked_staged_file(path_, overwrite, path_origin)),
-      file_(h5::File::create(staged_.temporary_path(), /*replace=*/true)),
+      file_(h5::File::create(staged_->temporary_path(), /*replace=*/true)),
       input_(file_.create_group("input")),
       output_(file_.create_group("output")),
       timing_(file_.create_group("timing")) {
+  write_provenance(provenance);
+}
+
+ResultFile::ResultFile(Discarded, const Provenance& provenance)
+    : path_("(discarded)"),
+      overwrite_(false),
+      file_(h5::File::create_in_memory("portasolve-discarded.h5")),
+      input_(file_.create_group("input")),
+      output_(file_.create_group("output")),
+      timing_(file_.create_group("timing")) {
+  write_provenance(provenance);
+}
+
+void ResultFile::write_provenance(const Provenance& provenance) {
   const BackendInfo backend = backend_info();
   file_.set_attribute("portasolve_version", version);
   file_.set_attribute("experiment", provenance.experiment);
@@ -215,6 +229,7 @@ void ResultFile::add_file(const std::string& path, const std::string& bytes, con
   for (std::size_t k = 0; k < added_.size(); ++k)
     if (same_file(path, added_[k].target()))
       throw ConfigError(origin, key, "'" + path + "' is also " + added_keys_[k], "a path of its own");
+  if (!staged_) return;  // Discarded
   check_output_target(path, overwrite_, origin, key);
   StagedFile staged(path, overwrite_);
   staged.write(bytes, what);
@@ -228,8 +243,9 @@ void ResultFile::commit() {
   output_ = h5::Group(h5::Handle(), path_, "/output");
   timing_ = h5::Group(h5::Handle(), path_, "/timing");
   file_.close();
-  staged_.commit();
   committed_ = true;
+  if (!staged_) return;  // Discarded
+  staged_->commit();
   // The result file is in place; an added file that cannot follow it is an
   // error (the result file stays: it is complete).
   for (auto& added : added_) added.commit();

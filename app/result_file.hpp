@@ -11,6 +11,7 @@
 //   /timing     attributes setup_s, solve_s; dataset solve_s_per_repeat
 //               (+ baseline, baseline_s, speedup, baseline_s_per_repeat)
 //   /validation attributes reference, max_abs_err, max_rel_err (when checked)
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ class ResultFile {
  public:
   // Throws ConfigError (at `path_origin`) if `path` exists and !overwrite.
   ResultFile(std::string path, bool overwrite, const Provenance& provenance, const SourceLocation& path_origin = {});
+  // The same layout in memory, never written anywhere (commit() and
+  // add_file() keep nothing): for the MPI ranks other than the one that
+  // writes, so every rank runs the same driver code.
+  struct Discarded {};
+  ResultFile(Discarded, const Provenance& provenance);
   ~ResultFile();
   ResultFile(const ResultFile&) = delete;
   ResultFile& operator=(const ResultFile&) = delete;
@@ -87,13 +93,17 @@ class ResultFile {
   // Closes the file and moves it (and the added files) to the final paths.
   void commit();
   const std::string& path() const noexcept { return path_; }
+  // The temporary the file is built under (empty when Discarded).
+  std::string temporary_path() const { return staged_ ? staged_->temporary_path() : std::string(); }
 
  private:
+  void write_provenance(const Provenance& provenance);
   std::string path_;
   bool overwrite_;
   bool committed_ = false;
   double solve_s_ = 0;
-  StagedFile staged_;  // before file_: it outlives the HDF5 file, and removes the temporary if file_ throws
+  std::optional<StagedFile> staged_;  // empty when Discarded; before file_: it outlives the HDF5 file, and removes the
+                                      // temporary if file_ throws
   h5::File file_;
   h5::Group input_, output_, timing_;
   std::vector<StagedFile> added_;

@@ -12,12 +12,21 @@
 
 namespace portasolve::drivers {
 
+// The MPI ranks a run spans: rank 0 of 1 without MPI. Every rank runs the
+// same driver code; rank 0 writes the result file and prints, the others'
+// result files are Discarded and their output streams silent.
+struct Ranks {
+  int rank = 0, size = 1;
+  int local_rank = 0;  // on this node: picks the GPU
+};
+
 struct RunContext {
   const config::Config& config;
   ResultFile& result;
   std::ostream& out;       // results summary (stdout)
   std::ostream* progress;  // null with --quiet
   double progress_interval_s;
+  Ranks ranks{};
 
   Progress make_progress(const std::string& task, std::int64_t total, const std::string& unit) const {
     return Progress(task, total, unit, progress, progress_interval_s);
@@ -33,6 +42,9 @@ struct Experiment {
   // that need no reading of the data (see preflight.hpp); runs before Kokkos
   // allocates anything, for both `run` and `check`.
   Preflight (*preflight)(const config::Config& config);
+  // Throws ConfigError when this config cannot run over `ranks` MPI ranks;
+  // null: the experiment runs on one rank only.
+  void (*check_ranks)(const config::Config& config, int ranks) = nullptr;
 };
 
 const std::vector<Experiment>& experiments();
@@ -52,6 +64,7 @@ Preflight preflight_lombscargle(const config::Config& config);
 void add_poisson_schema(config::Schema& schema);
 void run_poisson(RunContext& context);
 Preflight preflight_poisson(const config::Config& config);
+void check_poisson_ranks(const config::Config& config, int ranks);
 void add_smoothing_schema(config::Schema& schema);
 void run_smoothing(RunContext& context);
 Preflight preflight_smoothing(const config::Config& config);

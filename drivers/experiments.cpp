@@ -11,7 +11,7 @@ const std::vector<Experiment>& experiments() {
       {"lorenz05", "Lorenz (2005) models I-III: ensembles integrated by RK4, snapshots, mean and spread",
        add_lorenz05_schema, run_lorenz05, preflight_lorenz05},
       {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
-       add_poisson_schema, run_poisson, preflight_poisson},
+       add_poisson_schema, run_poisson, preflight_poisson, check_poisson_ranks},
       {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",
        add_smoothing_schema, run_smoothing, preflight_smoothing},
       {"stream", "device memory bandwidth (STREAM copy, scale, add, triad)", add_stream_schema, run_stream,

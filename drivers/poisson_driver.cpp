@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -17,6 +19,11 @@
 #include "drivers/option_keys.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
+#if PORTASOLVE_HAVE_MPI
+#include "distributed/grid_decomposition.hpp"
+#include "distributed/mpi_session.hpp"
+#include "solvers/poisson/distributed.hpp"
+#endif
 
 namespace portasolve::drivers {
 
@@ -239,10 +246,16 @@ struct TimedSolve {
   RepeatTimes times;
 };
 
+// How a repeat solves: ps::solve on the whole grid, or over MPI ranks
+// ps::solve_distributed on this rank's block.
+template <class T>
+using SolveFunction = std::function<ps::SolveReport(const View2D<T>&, const View2D<T>&, const ps::SolverOptions&,
+                                                    const ps::CheckCallback&)>;
+
 // Each repeat starts again from the same initial grid (reset untimed).
 template <class T>
 TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>& start, const View2D<T>& rhs,
-                       const ps::SolverOptions& options, const std::string& label) {
+                       const ps::SolverOptions& options, const std::string& label, const SolveFunction<T>& solve) {
   const auto& config = context.config;
   const int warmup = static_cast<int>(config.integer("run.warmup"));
   const int repeats = static_cast<int>(config.integer("run.repeats"));
@@ -266,7 +279,7 @@ TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>&
     Stopwatch watch;
     ps::SolveReport report;
     try {
-      report = ps::solve(x, rhs, options, on_check);
+      report = solve(x, rhs, options, on_check);
     } catch (const OptionError& error) {  // options the backend cannot run (e.g. scratch size)
       const std::string& option = error.option();
       throw config_error_for(config, error, solver_option_keys(), "poisson.solver",
@@ -306,6 +319,31 @@ void write_grid(h5::Group& group, const std::string& name, const ps::HostGrid& g
   group.write_dataset(name, values.data(), h5::Dims{grid.rows, grid.cols});
 }
 
+#if PORTASOLVE_HAVE_MPI
+// This rank's block of a global grid, with its ring, on the device.
+template <class T>
+View2D<T> block_to_device(const distributed::GridDecomposition& grid, const ps::HostGrid& global, const char* label) {
+  ps::HostGrid block(static_cast<std::size_t>(grid.rows_owned().count + 2),
+                     static_cast<std::size_t>(grid.cols_owned().count + 2));
+  block.values = grid.local_block(global.values.data(), 1);
+  return ps::to_device<T>(block, label);
+}
+
+// Every rank's block of x gathered into `start` (whose ring is the boundary).
+template <class T>
+ps::HostGrid gather_solution(const distributed::GridDecomposition& grid, const View2D<T>& x,
+                             const ps::HostGrid& start) {
+  const ps::HostGrid block = ps::to_host(x);
+  std::vector<double> owned;
+  owned.reserve((block.rows - 2) * (block.cols - 2));
+  for (std::size_t i = 1; i + 1 < block.rows; ++i)
+    for (std::size_t j = 1; j + 1 < block.cols; ++j) owned.push_back(block(i, j));
+  ps::HostGrid solution = start;
+  grid.all_gather_owned(owned, solution.values.data());
+  return solution;
+}
+#endif
+
 template <class T>
 void run_typed(RunContext& context) {
   const auto& config = context.config;
@@ -313,10 +351,33 @@ void run_typed(RunContext& context) {
   const LoadedProblem loaded = load_problem(config);
   const ps::Problem& problem = loaded.problem;
   ps::SolverOptions options = solver_options(config);
+  const bool distributed = context.ranks.size > 1;
+  if (distributed && options.method == ps::Method::automatic) options.method = ps::Method::jacobi;
   options.method = ps::chosen_method(options);  // auto resolved once: labels and attributes name what runs
-  const View2D<T> rhs = ps::to_device<T>(problem.rhs, "poisson_rhs");
-  const View2D<T> start = ps::to_device<T>(problem.start, "poisson_start");
-  const View2D<T> x("poisson_x", problem.start.rows, problem.start.cols);
+  SolveFunction<T> solve = [](const View2D<T>& x, const View2D<T>& rhs, const ps::SolverOptions& o,
+                              const ps::CheckCallback& on_check) { return ps::solve(x, rhs, o, on_check); };
+  std::function<View2D<T>(const ps::HostGrid&, const char*)> upload = [](const ps::HostGrid& grid, const char* label) {
+    return ps::to_device<T>(grid, label);
+  };
+#if PORTASOLVE_HAVE_MPI
+  // Over MPI ranks each rank holds its block (with a ring) on its device.
+  std::unique_ptr<distributed::GridDecomposition> decomposition;
+  ps::HaloStatistics halo;
+  if (distributed) {
+    decomposition =
+        std::make_unique<distributed::GridDecomposition>(MPI_COMM_WORLD, problem.rhs.rows, problem.rhs.cols);
+    upload = [&](const ps::HostGrid& grid, const char* label) {
+      return block_to_device<T>(*decomposition, grid, label);
+    };
+    solve = [&](const View2D<T>& x, const View2D<T>& rhs, const ps::SolverOptions& o,
+                const ps::CheckCallback& on_check) {
+      return ps::solve_distributed(*decomposition, x, rhs, o, on_check, &halo);
+    };
+  }
+#endif
+  const View2D<T> rhs = upload(problem.rhs, "poisson_rhs");
+  const View2D<T> start = upload(problem.start, "poisson_start");
+  const View2D<T> x("poisson_x", start.extent(0), start.extent(1));
   throw_if_interrupted();
   const double setup_s = setup_watch.seconds();
 
@@ -325,12 +386,32 @@ void run_typed(RunContext& context) {
   if (with_baseline) {
     ps::SolverOptions plain = options;
     plain.method = ps::Method::jacobi;
-    baseline = timed_solve(context, x, start, rhs, plain, "jacobi (baseline)");
+    baseline = timed_solve(context, x, start, rhs, plain, "jacobi (baseline)", solve);
   }
   // Last, so x holds its answer.
-  const TimedSolve solved = timed_solve(context, x, start, rhs, options, config.string("poisson.solver"));
+  const TimedSolve solved = timed_solve(context, x, start, rhs, options, config.string("poisson.solver"), solve);
   const ps::SolveReport& report = solved.report;
+#if PORTASOLVE_HAVE_MPI
+  const ps::HostGrid solution = decomposition ? gather_solution(*decomposition, x, problem.start) : ps::to_host(x);
+  if (decomposition) {
+    const auto& dims = decomposition->dims();
+    auto& output = context.result.output();
+    output.set_attribute("ranks", static_cast<std::int64_t>(decomposition->size()));
+    output.set_attribute("process_grid", std::to_string(dims[0]) + "x" + std::to_string(dims[1]));
+    output.set_attribute("halo_transport", distributed::halo_transport_name(halo.device_aware));
+    // The slowest rank's: the one the others wait for.
+    double halo_s = halo.seconds;  // the last solve's (each solve resets it)
+    MPI_Allreduce(MPI_IN_PLACE, &halo_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    output.set_attribute("halo_s", halo_s);
+    char line[200];
+    std::snprintf(line, sizeof line, "ranks: %d (%dx%d blocks), halo exchanges %.3g s on the slowest rank (%s)\n",
+                  decomposition->size(), dims[0], dims[1], halo_s,
+                  distributed::halo_transport_name(halo.device_aware).c_str());
+    context.out << line;
+  }
+#else
   const ps::HostGrid solution = ps::to_host(x);
+#endif
 
   auto& result = context.result;
   result.set_timing(setup_s, solved.times);
@@ -442,6 +523,31 @@ void run_poisson(RunContext& context) {
 }  // namespace portasolve::drivers
 
 namespace portasolve::drivers {
+
+void check_poisson_ranks(const config::Config& config, int ranks) {
+  const std::string solver = config.string("poisson.solver");
+  if (solver != "jacobi" && solver != "auto")
+    throw ConfigError(config.where("poisson.solver"), "poisson.solver",
+                      "'" + solver + "' runs on one rank only so far, this run has " + std::to_string(ranks),
+                      "jacobi (auto means jacobi over MPI ranks), or run without mpirun");
+  if (config.string("poisson.boundary") != "dirichlet")
+    throw ConfigError(config.where("poisson.boundary"), "poisson.boundary",
+                      "'" + config.string("poisson.boundary") + "' runs on one rank only so far",
+                      "dirichlet over MPI ranks");
+#if PORTASOLVE_HAVE_MPI
+  const std::string source = config.string("problem.source");
+  const ImageSize size = source == "manufactured" ? ImageSize{static_cast<double>(config.integer("problem.rows")),
+                                                              static_cast<double>(config.integer("problem.cols"))}
+                                                  : image_size(config, "problem", source, "problem.source");
+  try {
+    distributed::process_grid(ranks, static_cast<std::int64_t>(size.rows) - 2,
+                              static_cast<std::int64_t>(size.cols) - 2);
+  } catch (const std::invalid_argument& error) {
+    const std::string key = image_size_key("problem", source == "manufactured" ? "synthetic" : source);
+    throw ConfigError(config.where(key), key, error.what(), "a larger grid or fewer ranks");
+  }
+#endif
+}
 
 Preflight preflight_poisson(const config::Config& config) {
   const std::string source = config.string("problem.source");

@@ -1,0 +1,129 @@
+"""The portasolve program under mpirun: the same answers as one process, a
+config error reported once with exit status 2, a failure while running
+stopping every rank with no result file left behind.
+
+Run by ctest (distributed.cli) with PORTASOLVE_BIN, MPIEXEC and
+PORTASOLVE_SOURCE set."""
+import os
+import subprocess
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+BIN = os.environ.get("PORTASOLVE_BIN", "portasolve")
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+SOURCE = Path(os.environ.get("PORTASOLVE_SOURCE", Path(__file__).resolve().parents[2]))
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def portasolve(args, ranks=None, timeout=240):
+    command = ([MPIEXEC, "-np", str(ranks)] if ranks else []) + [BIN] + args
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def poisson_args(path, *settings):
+    return ["run", str(SOURCE / "configs/poisson_image_jacobi.yaml"), "--quiet", "--output", str(path),
+            "--set", "poisson.solver=jacobi", "--set", "poisson.max_iterations=400",
+            "--set", "poisson.check_every=100", "--set", "benchmark.baseline=none",
+            "--set", 'output.pgm=""', *[a for s in settings for a in ("--set", s)]]
+
+
+def solution(path):
+    with h5py.File(path, "r") as f:
+        return f["output/solution"][...], f["output/residual_history"][...], dict(f["output"].attrs)
+
+
+@pytest.fixture(scope="module")
+def single_rank(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("single")
+    runs = {}
+    for precision in ("float", "double"):
+        path = folder / f"{precision}.h5"
+        done = portasolve(poisson_args(path, f"precision={precision}", "problem.rows=45", "problem.cols=38"))
+        assert done.returncode == 0, done.stderr
+        runs[precision] = solution(path)
+    return runs
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+@pytest.mark.parametrize("precision", ["float", "double"])
+def test_ranks_give_the_single_process_solution_bit_for_bit(tmp_path, single_rank, ranks, precision):
+    path = tmp_path / "ranks.h5"
+    done = portasolve(poisson_args(path, f"precision={precision}", "problem.rows=45", "problem.cols=38"), ranks)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("wrote ") == 1  # rank 0 alone prints
+    x, history, attrs = solution(path)
+    x1, history1, _ = single_rank[precision]
+    assert x.dtype == x1.dtype
+    assert np.array_equal(x, x1)
+    assert np.array_equal(history[:, 0], history1[:, 0])
+    np.testing.assert_allclose(history[:, 1], history1[:, 1], rtol=1e-12)
+    if ranks > 1:
+        assert attrs["ranks"] == ranks
+        assert attrs["halo_transport"] == "host memory (no device)"
+        rows, cols = (int(v) for v in attrs["process_grid"].split("x"))
+        assert rows * cols == ranks
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+def test_a_rank_may_own_a_single_row(tmp_path):
+    # 6 x 3: four interior rows of one point over four ranks in a column, one row each.
+    one = tmp_path / "one.h5"
+    four = tmp_path / "four.h5"
+    manufactured = ["problem.source=manufactured", "problem.rows=6", "problem.cols=3", "precision=double"]
+    assert portasolve(poisson_args(one, *manufactured)).returncode == 0
+    done = portasolve(poisson_args(four, *manufactured), 4)
+    assert done.returncode == 0, done.stderr
+    assert solution(four)[2]["process_grid"] == "4x1"
+    assert np.array_equal(solution(one)[0], solution(four)[0])
+
+
+def test_a_solver_that_does_not_run_over_ranks_is_a_config_error_said_once(tmp_path):
+    done = portasolve(poisson_args(tmp_path / "cg.h5", "poisson.solver=cg"), 2)
+    assert done.returncode == 2
+    assert done.stderr.count("'cg' runs on one rank only") == 1, done.stderr
+    assert "poisson.solver" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_experiment_that_does_not_run_over_ranks_is_a_config_error(tmp_path):
+    done = portasolve(["run", str(SOURCE / "configs/lorenz96.yaml"), "--output", str(tmp_path / "l.h5")], 2)
+    assert done.returncode == 2
+    assert done.stderr.count("runs on one rank only") == 1, done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_more_ranks_than_interior_points_is_a_config_error(tmp_path):
+    done = portasolve(poisson_args(tmp_path / "tiny.h5", "problem.source=manufactured", "problem.rows=4",
+                                   "problem.cols=4"), 4 + 1)
+    assert done.returncode == 2
+    assert done.stderr.count("cannot be split over 5 ranks") == 1, done.stderr
+
+
+def test_a_failure_while_running_stops_every_rank_and_leaves_no_file(tmp_path):
+    # A pixel near float's largest value: its Laplacian overflows to inf in
+    # float on the device, and the first residual check fails on every rank.
+    image = np.full((20, 24), 100.0)
+    image[9, 11] = 3e38
+    with h5py.File(tmp_path / "image.h5", "w") as f:
+        f["image"] = image
+    out = tmp_path / "out"
+    out.mkdir()
+    done = portasolve(poisson_args(out / "overflow.h5", "precision=float", "problem.source=hdf5",
+                                   f"problem.file={tmp_path / 'image.h5'}"), 3)
+    assert done.returncode != 0
+    assert done.stderr.count("not finite") == 1, done.stderr  # rank 0 speaks for all
+    assert "no result file written" in done.stderr
+    assert not list(out.iterdir())  # neither the file nor its temporary
+
+
+def test_info_lists_every_rank(tmp_path):
+    done = portasolve(["info"], 3)
+    assert done.returncode == 0, done.stderr
+    assert "3 rank(s)" in done.stdout
+    for rank in range(3):
+        assert f"rank {rank} on " in done.stdout
+    assert done.stdout.count("portasolve version") == 1
