@@ -102,8 +102,7 @@ TEST(LombScargleClassicWeights, MatchesScipy115OnEveryAlgorithm) {
             // the floating mean below 1 / span (w < 0.6 here) takes
             // differences of nearly equal sums (CC - C^2), which amplify
             // float's rounding whatever the algorithm.
-            const bool phases_in_double =
-                algorithm == ls::Algorithm::recurrence || algorithm == ls::Algorithm::nufft;
+            const bool phases_in_double = algorithm == ls::Algorithm::recurrence || algorithm == ls::Algorithm::nufft;
             const double float_tolerance = floating_mean ? 5e-4 : phases_in_double ? 2e-5 : 3e-4;
             EXPECT_LT(peak_relative_error(run<float>({input}, g.grid, options)[0], ref), float_tolerance) << what;
           }
@@ -124,9 +123,9 @@ TEST(LombScargleClassicWeights, EqualWeightsGiveTheUnweightedPeriodogram) {
   for (bool normalize : {false, true}) {
     for (const auto algorithm : every_algorithm) {
       const ls::Options options = classic(false, normalize, false, algorithm);
-      EXPECT_LT(peak_relative_error(run<double>({series}, g.grid, options)[0],
-                                    run<double>({unweighted}, g.grid, options)[0]),
-                1e-12)
+      EXPECT_LT(
+          peak_relative_error(run<double>({series}, g.grid, options)[0], run<double>({unweighted}, g.grid, options)[0]),
+          1e-12)
           << normalize << " " << ls::name_of(algorithm);
     }
   }
@@ -140,9 +139,9 @@ TEST(LombScargleClassicWeights, FloatingMeanIgnoresAConstantAddedToY) {
   for (bool normalize : {false, true}) {
     for (const auto algorithm : every_algorithm) {
       const ls::Options options = classic(false, normalize, true, algorithm);
-      EXPECT_LT(peak_relative_error(run<double>({shifted}, g.grid, options)[0],
-                                    run<double>({series}, g.grid, options)[0]),
-                1e-9)
+      EXPECT_LT(
+          peak_relative_error(run<double>({shifted}, g.grid, options)[0], run<double>({series}, g.grid, options)[0]),
+          1e-9)
           << normalize << " " << ls::name_of(algorithm);
     }
   }
