@@ -4,7 +4,7 @@
 // and NUFFT algorithms, float or double.
 //
 //   lombscargle::periodogram<T>(batch, grid, options) -> View2D<T>
-//       batch:   std::vector<Series> (t, y and optional dy on the host);
+//       batch:   std::vector<Series> (t, y, optional dy or classic weights, on the host);
 //       grid:    FrequencyGrid (uniform or explicit frequencies);
 //       options: Options (form, normalization, centering, algorithm);
 //       returns power(series, frequency) in the default memory space.
