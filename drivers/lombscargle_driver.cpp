@@ -118,16 +118,31 @@ h5::Storage power_storage(const config::Config& config, std::size_t series_count
   return h5::Storage{series_count == 1 ? h5::Dims{columns} : h5::Dims{rows, columns}, level};
 }
 
+// Weights from synthetic input, and the classic form's keys with the
+// generalized form: refused before anything is read (so `portasolve check`
+// reports them too).
+void check_classic_keys(const config::Config& config) {
+  if (config.string("input.source") == "synthetic" && !config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights", "synthetic series have no weights column",
+                      "empty, or input.source: csv or hdf5");
+  if (config.string("lombscargle.form") == "classic") return;
+  if (!config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights",
+                      "per-sample weights belong to the classic form (SciPy 1.15)",
+                      "empty with form: generalized (it weights by 1 / dy^2: input.dy), or form: classic");
+  if (config.boolean("lombscargle.floating_mean"))
+    throw ConfigError(config.where("lombscargle.floating_mean"), "lombscargle.floating_mean",
+                      "floating_mean belongs to the classic form (SciPy 1.15)",
+                      "false with form: generalized (its offset is lombscargle.fit_mean), or form: classic");
+}
+
 ls::Options options_from(const config::Config& config) {
   ls::Options options;
   options.form = ls::form_from_name(config.string("lombscargle.form"));
   options.precenter = config.boolean("lombscargle.precenter");
   options.normalize = config.boolean("lombscargle.normalize");
   options.floating_mean = config.boolean("lombscargle.floating_mean");
-  if (options.form != ls::Form::classic && !config.string("input.weights").empty())
-    throw ConfigError(config.where("input.weights"), "input.weights",
-                      "per-sample weights belong to the classic form (SciPy 1.15)",
-                      "empty with form: generalized (it weights by 1 / dy^2: input.dy), or form: classic");
+  check_classic_keys(config);
   options.center_data = config.boolean("lombscargle.center_data");
   options.fit_mean = config.boolean("lombscargle.fit_mean");
   options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
@@ -525,6 +540,7 @@ void run_lombscargle(RunContext& context) {
 namespace portasolve::drivers {
 
 Preflight preflight_lombscargle(const config::Config& config) {
+  check_classic_keys(config);
   const std::string source = config.string("input.source");
   double series = 1, samples = 0, baseline = 0;  // baseline: an upper bound on the times' span; 0 unknown
   if (source == "synthetic") {

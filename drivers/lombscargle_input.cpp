@@ -186,12 +186,7 @@ double csv_rows_estimate(const std::string& file) {
 
 std::vector<ls::Series> load_lombscargle_input(const config::Config& config) {
   const std::string source = config.string("input.source");
-  if (source == "synthetic") {
-    if (!config.string("input.weights").empty())
-      throw ConfigError(config.where("input.weights"), "input.weights", "synthetic series have no weights column",
-                        "empty, or input.source: csv or hdf5");
-    return synthetic(config);
-  }
+  if (source == "synthetic") return synthetic(config);
   if (!config.has("input.file"))
     throw ConfigError(config.where("input.source"), "input.file", "missing for input.source: " + source,
                       "the path of the " + source + " file");

@@ -543,6 +543,11 @@ peaks: {{count: 4}}
             ("experiment: lombscargle\noutput: {compression: 10}\n", 2, "key 'output.compression'"),
             ("experiment: lombscargle\noutput: {power: some}\n", 2, "key 'output.power'"),
         ])
+        # portasolve check reports the classic form's keys with the generalized form without running.
+        config = self.write("c.yaml", "experiment: lombscargle\nlombscargle: {floating_mean: true}\n")
+        result = portasolve("check", config)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("key 'lombscargle.floating_mean'", result.stderr)
 
 def write_pgm_p2(path, rows):
     with open(path, "w") as f:
