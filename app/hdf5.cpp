@@ -221,9 +221,31 @@ std::vector<std::string> Group::attribute_names(const std::string& dataset) cons
 
 template <class T>
 void Group::write_dataset(const std::string& name, const T* data, const Dims& dims) {
+  write_dataset(name, data, dims, Storage{});
+}
+
+template <class T>
+void Group::write_dataset(const std::string& name, const T* data, const Dims& dims, const Storage& storage) {
   const Handle space = simple_space(dims);
+  Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!create.valid()) throw IoError("cannot write HDF5 dataset " + where(name) + ": no dataset property list");
+  if (!storage.chunk.empty()) {
+    bool fits = storage.chunk.size() == dims.size();
+    for (std::size_t d = 0; fits && d < dims.size(); ++d) fits = storage.chunk[d] >= 1 && storage.chunk[d] <= dims[d];
+    if (!fits) throw IoError("cannot write HDF5 dataset " + where(name) + ": chunk shape does not fit the dataset");
+    if (!(storage.deflate >= 0 && storage.deflate <= 9))
+      throw IoError("cannot write HDF5 dataset " + where(name) + ": deflate level must be 0-9");
+    if (H5Pset_chunk(create.get(), static_cast<int>(storage.chunk.size()), storage.chunk.data()) < 0)
+      throw IoError("cannot write HDF5 dataset " + where(name) + ": chunking refused");
+    if (storage.deflate > 0) {
+      if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
+        throw IoError("cannot write HDF5 dataset " + where(name) + ": this HDF5 library has no deflate filter");
+      if (H5Pset_deflate(create.get(), static_cast<unsigned>(storage.deflate)) < 0)
+        throw IoError("cannot write HDF5 dataset " + where(name) + ": deflate refused");
+    }
+  }
   Handle dataset(
-      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
       H5Dclose);
   if (!dataset.valid() || H5Dwrite(dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     throw IoError("cannot write HDF5 dataset " + where(name));
@@ -558,5 +580,7 @@ PORTASOLVE_H5_INSTANTIATE(std::uint16_t)
 PORTASOLVE_H5_INSTANTIATE(std::int32_t)
 PORTASOLVE_H5_INSTANTIATE(std::int64_t)
 #undef PORTASOLVE_H5_INSTANTIATE
+template void Group::write_dataset(const std::string&, const float*, const Dims&, const Storage&);
+template void Group::write_dataset(const std::string&, const double*, const Dims&, const Storage&);
 
 }  // namespace portasolve::h5

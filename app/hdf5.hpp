@@ -37,6 +37,14 @@ hid_t native_type();  // specialised in hdf5.cpp for every type we store
 
 using Dims = std::vector<hsize_t>;
 
+// How a dataset is laid out in the file: contiguous (chunk empty), or in
+// chunks of `chunk` (one extent per dimension, each 1..the dataset's),
+// each compressed by deflate at level `deflate` (1-9; 0: not compressed).
+struct Storage {
+  Dims chunk;
+  int deflate = 0;
+};
+
 class Group {
  public:
   Group(Handle handle, std::string file, std::string path);
@@ -61,6 +69,10 @@ class Group {
   // Row-major data of shape `dims`.
   template <class T>
   void write_dataset(const std::string& name, const T* data, const Dims& dims);
+  // The same, chunked and compressed as `storage` says (contiguous when its
+  // chunk is empty); readers need nothing else (h5py decompresses).
+  template <class T>
+  void write_dataset(const std::string& name, const T* data, const Dims& dims, const Storage& storage);
   template <class T>
   void write_dataset(const std::string& name, const std::vector<T>& data) {
     write_dataset(name, data.data(), Dims{data.size()});
@@ -114,6 +126,8 @@ void silence_library_errors();
 
 extern template void Group::write_dataset(const std::string&, const float*, const Dims&);
 extern template void Group::write_dataset(const std::string&, const double*, const Dims&);
+extern template void Group::write_dataset(const std::string&, const float*, const Dims&, const Storage&);
+extern template void Group::write_dataset(const std::string&, const double*, const Dims&, const Storage&);
 extern template void Group::write_dataset(const std::string&, const std::uint8_t*, const Dims&);
 extern template void Group::write_dataset(const std::string&, const std::uint16_t*, const Dims&);
 extern template void Group::write_dataset(const std::string&, const std::int32_t*, const Dims&);

@@ -1,10 +1,12 @@
 // experiment: lombscargle. Builds the series and the grid from the config,
 // times the periodogram (and, if asked, the cuSignal-style direct baseline on
-// the same data), checks it against a float64 reference, and writes power,
-// peaks and their false-alarm probabilities.
+// the same data), checks it against a float64 reference, and writes power
+// (unless output.power: none), peaks and their false-alarm probabilities, and
+// a per-series summary (the best frequency and the sinusoid fitted there).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <ostream>
 
@@ -14,7 +16,9 @@
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/lombscargle_input.hpp"
+#include "drivers/option_keys.hpp"
 #include "solvers/lombscargle/fap.hpp"
+#include "solvers/lombscargle/model.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::drivers {
@@ -28,6 +32,11 @@ void add_lombscargle_schema(config::Schema& schema) {
       .default_value("generalized");
   schema.add("lombscargle.precenter", Kind::Boolean, "classic: subtract the mean first").default_value(false);
   schema.add("lombscargle.normalize", Kind::Boolean, "classic: scale by 2 / sum(y^2)").default_value(false);
+  schema
+      .add("lombscargle.floating_mean", Kind::Boolean,
+           "classic: fit an offset at every frequency (SciPy >= 1.15; with it or input.weights, SciPy 1.15's "
+           "weighted formulas)")
+      .default_value(false);
   schema.add("lombscargle.center_data", Kind::Boolean, "generalized: centre y first").default_value(true);
   schema.add("lombscargle.fit_mean", Kind::Boolean, "generalized: floating mean").default_value(true);
   schema.add("lombscargle.normalization", Kind::Choice, "generalized: astropy's normalization")
@@ -67,6 +76,16 @@ void add_lombscargle_schema(config::Schema& schema) {
       .default_value(5.0)
       .greater_than(0);
   schema.add("peaks.count", Kind::Integer, "highest local maxima reported per series").default_value(3).at_least(0);
+  schema
+      .add("output.power", Kind::Choice, "all: write /output/power (series x frequency); none: peaks and summary only")
+      .choices({"all", "none"})
+      .default_value("all");
+  schema
+      .add("output.compression", Kind::Integer,
+           "deflate level of /output/power, 1-9, written in chunks (0: contiguous, not compressed)")
+      .default_value(0)
+      .at_least(0)
+      .at_most(9);
   schema.add("peaks.fap_method", Kind::Choice, "false-alarm probability (generalized, standard only)")
       .choices(ls::fap_method_names())
       .default_value("baluev");
@@ -82,11 +101,48 @@ void add_lombscargle_schema(config::Schema& schema) {
 
 namespace {
 
+// Options fields the solver may name in an OptionError -> their config keys.
+const OptionKeys& lombscargle_option_keys() {
+  static const OptionKeys keys{{"floating_mean", "lombscargle.floating_mean"}};
+  return keys;
+}
+
+// Chunks of about a quarter MiB for the power array (series x frequency):
+// whole rows where they fit, so a reader of one series decompresses little.
+h5::Storage power_storage(const config::Config& config, std::size_t series_count, std::size_t m) {
+  const int level = static_cast<int>(config.integer("output.compression"));
+  if (level == 0) return h5::Storage{};
+  constexpr std::size_t chunk_values = 32768;
+  const std::size_t columns = std::min(m, chunk_values);
+  const std::size_t rows = std::clamp<std::size_t>(chunk_values / columns, 1, series_count);
+  return h5::Storage{series_count == 1 ? h5::Dims{columns} : h5::Dims{rows, columns}, level};
+}
+
+// Weights from synthetic input, and the classic form's keys with the
+// generalized form: refused before anything is read (so `portasolve check`
+// reports them too).
+void check_classic_keys(const config::Config& config) {
+  if (config.string("input.source") == "synthetic" && !config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights", "synthetic series have no weights column",
+                      "empty, or input.source: csv or hdf5");
+  if (config.string("lombscargle.form") == "classic") return;
+  if (!config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights",
+                      "per-sample weights belong to the classic form (SciPy 1.15)",
+                      "empty with form: generalized (it weights by 1 / dy^2: input.dy), or form: classic");
+  if (config.boolean("lombscargle.floating_mean"))
+    throw ConfigError(config.where("lombscargle.floating_mean"), "lombscargle.floating_mean",
+                      "floating_mean belongs to the classic form (SciPy 1.15)",
+                      "false with form: generalized (its offset is lombscargle.fit_mean), or form: classic");
+}
+
 ls::Options options_from(const config::Config& config) {
   ls::Options options;
   options.form = ls::form_from_name(config.string("lombscargle.form"));
   options.precenter = config.boolean("lombscargle.precenter");
   options.normalize = config.boolean("lombscargle.normalize");
+  options.floating_mean = config.boolean("lombscargle.floating_mean");
+  check_classic_keys(config);
   options.center_data = config.boolean("lombscargle.center_data");
   options.fit_mean = config.boolean("lombscargle.fit_mean");
   options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
@@ -139,7 +195,7 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
   }
   // Host: the series (t, y, dy) and their weighted copies, the values written
   // to /input, the grid and its written copy, the power read back and in float64.
-  need.host(n, 24 + 8 + 2 * t + 24);
+  need.host(n, 32 + 8 + 2 * t + 32);  // t, y, dy, weights
   need.host(m, 2 * 8);
   need.host(series * m, t + 8);
   return need;
@@ -240,6 +296,53 @@ std::vector<std::size_t> top_peaks(const double* power, std::size_t m, std::size
   return maxima;
 }
 
+// /output/summary: per series the highest power on the grid, its frequency
+// (in the output's units), its false-alarm probability (when `fap_method` is
+// given) and the sinusoid fitted there by weighted least squares
+// (amplitude, phase, offset: y ~ offset + amplitude sin(2 pi f t + phase)).
+void write_summary(h5::Group& output, const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
+                   const std::vector<double>& frequency, const std::vector<double>& power, const ls::Options& options,
+                   const std::string& fap_method) {
+  const std::size_t series_count = batch.size(), m = grid.size();
+  std::vector<double> best_frequency(series_count, NAN), best_power(series_count, NAN), best_fap(series_count, NAN),
+      amplitude(series_count, NAN), phase(series_count, NAN), offset(series_count, NAN);
+  const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
+  for (std::size_t s = 0; s < series_count; ++s) {
+    const double* row = &power[s * m];
+    std::size_t best = m;
+    for (std::size_t k = 0; k < m; ++k)
+      if (std::isfinite(row[k]) && (best == m || row[k] > row[best])) best = k;
+    if (best == m) continue;  // no finite power: NaN throughout
+    best_frequency[s] = frequency[best];
+    best_power[s] = row[best];
+    if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
+      best_fap[s] = ls::false_alarm_probability(std::clamp(row[best], 0.0, 1.0),
+                                                ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
+                                                ls::fap_method_from_name(fap_method));
+    const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
+    amplitude[s] = fit.amplitude;
+    phase[s] = fit.phase;
+    offset[s] = fit.offset;
+  }
+  h5::Group summary = output.create_group("summary");
+  summary.set_attribute("description",
+                        "per series: the grid's highest power and the least-squares sinusoid there, "
+                        "y ~ offset + amplitude sin(2 pi frequency t + phase)");
+  summary.write_dataset("frequency", best_frequency);
+  summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
+  summary.write_dataset("power", best_power);
+  summary.write_dataset("amplitude", amplitude);
+  summary.set_attribute("units", "units of y", "amplitude");
+  summary.write_dataset("phase", phase);
+  summary.set_attribute("units", "radians", "phase");
+  summary.write_dataset("offset", offset);
+  summary.set_attribute("units", "units of y", "offset");
+  if (!fap_method.empty()) {
+    summary.write_dataset("fap", best_fap);
+    summary.set_attribute("description", "false-alarm probability (" + fap_method + ") of the highest power", "fap");
+  }
+}
+
 template <class T>
 void run_typed(RunContext& context) {
   const auto& config = context.config;
@@ -248,7 +351,14 @@ void run_typed(RunContext& context) {
   if (!batch.empty() && !batch.front().t.empty()) check_loaded_sizes(config, batch);
   const ls::FrequencyGrid grid = grid_from(config, batch);
   const ls::Options options = options_from(config);
-  ls::Periodogram<T> periodogram(batch, grid, options);
+  std::unique_ptr<ls::Periodogram<T>> made;
+  try {
+    made = std::make_unique<ls::Periodogram<T>>(batch, grid, options);
+  } catch (const OptionError& error) {
+    throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
+                           "floating_mean with form: classic; the generalized form's offset is fit_mean");
+  }
+  ls::Periodogram<T>& periodogram = *made;
   const double setup_s = setup_watch.seconds();
 
   const int warmup = static_cast<int>(config.integer("run.warmup"));
@@ -289,15 +399,17 @@ void run_typed(RunContext& context) {
       std::all_of(batch.begin(), batch.end(), [&](const ls::Series& s) { return s.t.size() == samples; });
   if (rectangular) {
     const h5::Dims dims = series_count == 1 ? h5::Dims{samples} : h5::Dims{series_count, samples};
-    std::vector<double> t, y, dy;
+    std::vector<double> t, y, dy, weights;
     for (const auto& s : batch) {
       t.insert(t.end(), s.t.begin(), s.t.end());
       y.insert(y.end(), s.y.begin(), s.y.end());
       dy.insert(dy.end(), s.dy.begin(), s.dy.end());
+      weights.insert(weights.end(), s.weights.begin(), s.weights.end());
     }
     input.write_dataset("t", t.data(), dims);
     input.write_dataset("y", y.data(), dims);
     if (!dy.empty()) input.write_dataset("dy", dy.data(), dims);
+    if (weights.size() == t.size()) input.write_dataset("weights", weights.data(), dims);
   }
 
   const bool angular = config.boolean("frequency.angular");
@@ -307,19 +419,33 @@ void run_typed(RunContext& context) {
   auto& output = result.output();
   output.write_dataset("frequency", frequency);
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
-  output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m});
   // The scale of the power, for plots' axes: the classic form's normalize flag
   // or the generalized form's normalization.
   const bool classic = config.string("lombscargle.form") == "classic";
   const std::string normalization = classic ? (config.boolean("lombscargle.normalize") ? "normalize" : "none")
                                             : config.string("lombscargle.normalization");
-  output.set_attribute(
-      "description",
-      classic ? "SciPy lombscargle power, " + std::string(normalization == "none" ? "not normalized (units of y^2)"
-                                                                                  : "normalized by 2 / sum(y^2)")
-              : "astropy LombScargle power, normalization " + normalization,
-      "power");
-  output.set_attribute("normalization", normalization, "power");
+  const bool scipy115 = classic && ls::classic_weighted(batch, options);
+  const std::string power_description =
+      classic
+          ? "SciPy lombscargle power, " +
+                std::string(normalization == "none" ? "not normalized (units of y^2)"
+                            : scipy115              ? "normalized by the weighted sum of squares of y (SciPy 1.15)"
+                                                    : "normalized by 2 / sum(y^2)") +
+                (scipy115 ? std::string(", SciPy 1.15's weights") + (options.floating_mean ? " and floating mean" : "")
+                          : std::string())
+          : "astropy LombScargle power, normalization " + normalization;
+  const bool write_power = config.string("output.power") == "all";
+  output.set_attribute("power_written", config.string("output.power"));
+  if (write_power) {
+    output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m},
+                         power_storage(config, series_count, m));
+    output.set_attribute("description", power_description, "power");
+    output.set_attribute("normalization", normalization, "power");
+  } else {
+    // Without the array its scale stays with the peaks and the summary.
+    output.set_attribute("power_description", power_description);
+    output.set_attribute("normalization", normalization);
+  }
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
   if (periodogram.algorithm() == ls::Algorithm::nufft)
     output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
@@ -356,6 +482,8 @@ void run_typed(RunContext& context) {
                                      : std::string("not defined for this form/normalization (NaN)"),
                          "peak_fap");
   }
+  write_summary(output, batch, grid, frequency, power_values, options,
+                fap_defined ? config.string("peaks.fap_method") : std::string());
 
   context.out << "lombscargle: " << series_count << " series x " << samples << " samples x " << m << " frequencies, "
               << config.string("precision") << ", " << ls::name_of(periodogram.algorithm()) << ": " << solve.median()
@@ -412,6 +540,7 @@ void run_lombscargle(RunContext& context) {
 namespace portasolve::drivers {
 
 Preflight preflight_lombscargle(const config::Config& config) {
+  check_classic_keys(config);
   const std::string source = config.string("input.source");
   double series = 1, samples = 0, baseline = 0;  // baseline: an upper bound on the times' span; 0 unknown
   if (source == "synthetic") {

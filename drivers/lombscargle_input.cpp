@@ -40,6 +40,11 @@ void add_lombscargle_input_schema(config::Schema& schema) {
       .default_value("y");
   schema.add("input.dy", Kind::String, "csv: column, hdf5: dataset of the uncertainties; empty: none")
       .default_value("");
+  schema
+      .add("input.weights", Kind::String,
+           "csv: column, hdf5: dataset of the classic form's per-sample weights (SciPy >= 1.15; >= 0, positive "
+           "sum); empty: none")
+      .default_value("");
 }
 
 namespace {
@@ -104,7 +109,8 @@ std::vector<ls::Series> from_csv(const std::string& file, const config::Config& 
                         "one of the header's columns: " + line);
     return static_cast<int>(it - header.begin());
   };
-  const int t_column = column("input.t"), y_column = column("input.y"), dy_column = column("input.dy");
+  const int t_column = column("input.t"), y_column = column("input.y"), dy_column = column("input.dy"),
+            weights_column = column("input.weights");
   ls::Series series;
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -129,6 +135,7 @@ std::vector<ls::Series> from_csv(const std::string& file, const config::Config& 
     series.t.push_back(value(t_column));
     series.y.push_back(value(y_column));
     if (dy_column >= 0) series.dy.push_back(value(dy_column));
+    if (weights_column >= 0) series.weights.push_back(value(weights_column));
   }
   return {series};
 }
@@ -138,8 +145,11 @@ std::vector<ls::Series> from_hdf5(const std::string& file, const config::Config&
   h5::Dims t_dims, y_dims, dy_dims;
   const auto t = in.read_dataset<double>(config.string("input.t"), &t_dims);
   const auto y = in.read_dataset<double>(config.string("input.y"), &y_dims);
-  std::vector<double> dy;
+  std::vector<double> dy, weights;
+  h5::Dims weights_dims;
   if (!config.string("input.dy").empty()) dy = in.read_dataset<double>(config.string("input.dy"), &dy_dims);
+  if (!config.string("input.weights").empty())
+    weights = in.read_dataset<double>(config.string("input.weights"), &weights_dims);
   if (y_dims.empty() || y_dims.size() > 2) throw InputError(file + ": y must be 1-D or 2-D (series x samples)");
   const std::size_t series_count = y_dims.size() == 2 ? y_dims[0] : 1;
   const std::size_t samples = y_dims.back();
@@ -153,6 +163,7 @@ std::vector<ls::Series> from_hdf5(const std::string& file, const config::Config&
     batch[s].t = row_of(t, t_dims, s, "t");
     batch[s].y = std::vector<double>(y.begin() + s * samples, y.begin() + (s + 1) * samples);
     if (!dy.empty()) batch[s].dy = row_of(dy, dy_dims, s, "dy");
+    if (!weights.empty()) batch[s].weights = row_of(weights, weights_dims, s, "weights");
   }
   return batch;
 }

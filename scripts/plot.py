@@ -59,9 +59,14 @@ def show_every(image, limit=2048):
 
 def power_label(f):
     """The power axis' name with the normalization it was computed in (from the result's attributes)."""
-    attrs = f["output/power"].attrs
-    normalization = text(attrs.get("normalization", ""))
-    description = text(attrs.get("description", ""))
+    if "power" in f["output"]:
+        attrs = f["output/power"].attrs
+        normalization = text(attrs.get("normalization", ""))
+        description = text(attrs.get("description", ""))
+    else:  # output.power: none keeps the scale on /output
+        attrs = f["output"].attrs
+        normalization = text(attrs.get("normalization", ""))
+        description = text(attrs.get("power_description", ""))
     if description.startswith("SciPy"):
         return {"none": "power (SciPy, not normalized: units of y$^2$)",
                 "normalize": "power (SciPy, normalized by 2 / $\\Sigma y^2$)"}.get(normalization, "power (SciPy)")
@@ -94,8 +99,43 @@ def label_peaks(axes, xs, ys, faps):
               family="monospace", bbox=dict(boxstyle="round", facecolor="white", alpha=0.85, edgecolor="0.7"))
 
 
+def plot_lombscargle_peaks(f, figure, title, ylabel, units):
+    """Results written with output.power: none: the peaks of one series as stems, or for a batch every
+    series' best frequency (the summary) against its index, coloured by its power."""
+    output = f["output"]
+    note = "(power array not written: output.power none)"
+    axes = figure.add_subplot(1, 1, 1)
+    if "peak_frequency" in output and output["peak_frequency"].shape[0] == 1:
+        peaks_f, peaks_p = output["peak_frequency"][0], output["peak_power"][0]
+        faps = output["peak_fap"][0] if "peak_fap" in output else None
+        keep = np.isfinite(peaks_p)
+        axes.vlines(peaks_f[keep], 0, peaks_p[keep], color="tab:red", lw=1.0)
+        axes.plot(peaks_f[keep], peaks_p[keep], "v", color="tab:red", ms=5, label="highest peaks")
+        if keep.any():
+            axes.set_ylim(bottom=0, top=float(np.nanmax(peaks_p)) * 1.3)
+            figure.canvas.draw()  # data -> display coordinates for the label spacing
+            label_peaks(axes, peaks_f[keep], peaks_p[keep], faps[keep] if faps is not None else None)
+        axes.legend(loc="upper right", fontsize=8)
+        axes.set_ylabel(ylabel)
+        axes.set_xlabel(f"frequency ({units})")
+    elif "summary" in output:
+        best_f, best_p = output["summary/frequency"][()], output["summary/power"][()]
+        points = axes.scatter(np.arange(best_f.size), best_f, c=best_p, s=8, cmap="viridis")
+        figure.colorbar(points, ax=axes, label=ylabel)
+        axes.set_xlabel("series")
+        axes.set_ylabel(f"best frequency ({units})")
+    else:
+        axes.text(0.5, 0.5, "nothing to plot: no power array, peaks or summary", ha="center", va="center")
+    axes.set_title(f"{title}\n{note}", fontsize=10)
+
+
 def plot_lombscargle(f, figure):
     frequency = f["output/frequency"][()]
+    if "power" not in f["output"]:
+        title = f"Lomb-Scargle ({text(f['output'].attrs.get('algorithm', ''))}, {text(f.attrs['precision'])})"
+        units = text(f["output/frequency"].attrs.get("units", ""))
+        plot_lombscargle_peaks(f, figure, title, power_label(f), units)
+        return
     power = f["output/power"][()]
     units = text(f["output/frequency"].attrs.get("units", ""))
     peaks_f = f["output/peak_frequency"][()] if "peak_frequency" in f["output"] else None

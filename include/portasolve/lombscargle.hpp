@@ -4,16 +4,19 @@
 // and NUFFT algorithms, float or double.
 //
 //   lombscargle::periodogram<T>(batch, grid, options) -> View2D<T>
-//       batch:   std::vector<Series> (t, y and optional dy on the host);
+//       batch:   std::vector<Series> (t, y, optional dy or classic weights, on the host);
 //       grid:    FrequencyGrid (uniform or explicit frequencies);
 //       options: Options (form, normalization, centering, algorithm);
 //       returns power(series, frequency) in the default memory space.
 //   lombscargle::Periodogram<T>: the same in two steps (construct = check and
 //       upload; compute() launches asynchronously; power()).
 //   lombscargle false-alarm probabilities: fap.hpp (baluev, naive).
+//   lombscargle::fit_sinusoid(series, frequency, options) -> SinusoidFit: the
+//       best-fit sinusoid's amplitude, phase and offset (model.hpp).
 // Errors: InputError (core/errors.hpp) for NaN/Inf, dy <= 0, too few samples,
 // mismatched lengths or bad grids.
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/grid.hpp"
+#include "solvers/lombscargle/model.hpp"
 #include "solvers/lombscargle/options.hpp"
 #include "solvers/lombscargle/periodogram.hpp"

@@ -16,19 +16,23 @@ namespace ls = portasolve::lombscargle;
 // One series at angular frequencies; T is the precision of the sums and the
 // result (t and the frequencies stay double, as in the solver). uniform:
 // freqs are evenly spaced, and the grid is rebuilt from its ends so the
-// recurrence and NUFFT algorithms apply.
+// recurrence and NUFFT algorithms apply. weights empty: none; with weights or
+// floating_mean the solver takes SciPy 1.15's weighted formulas.
 template <class T>
 Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, const Array<double>& freqs, bool precenter,
-                             bool normalize, const std::string& algorithm, bool uniform) {
+                             bool normalize, const std::string& algorithm, bool uniform, const Array<double>& weights,
+                             bool floating_mean) {
   ensure_kokkos();
   std::vector<ls::Series> batch(1);
   batch[0].t = to_vector(x, "x");
   batch[0].y = to_vector(y, "y");
+  batch[0].weights = to_vector(weights, "weights");
   const std::vector<double> angular = to_vector(freqs, "freqs");
   ls::Options options;
   options.form = ls::Form::classic;
   options.precenter = precenter;
   options.normalize = normalize;
+  options.floating_mean = floating_mean;
   options.algorithm = ls::algorithm_from_name(algorithm);
 
   Array<T> power = new_array<T>(1, static_cast<py::ssize_t>(angular.size()));
@@ -49,14 +53,15 @@ Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, con
 
 void bind_lombscargle(py::module_& module) {
   const char* doc =
-      "lombscargle_classic(x, y, freqs, precenter, normalize, algorithm, uniform) -> power[1, M]: SciPy's "
-      "periodogram at angular frequencies (float64 1-D inputs, C-contiguous).";
+      "lombscargle_classic(x, y, freqs, precenter, normalize, algorithm, uniform, weights, floating_mean) -> "
+      "power[1, M]: SciPy's periodogram at angular frequencies (float64 1-D inputs, C-contiguous; weights empty: "
+      "none).";
   module.def("lombscargle_classic_float64", &lombscargle_classic<double>, doc, py::arg("x"), py::arg("y"),
              py::arg("freqs"), py::arg("precenter"), py::arg("normalize"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false);
+             py::arg("uniform") = false, py::arg("weights") = Array<double>(0), py::arg("floating_mean") = false);
   module.def("lombscargle_classic_float32", &lombscargle_classic<float>, doc, py::arg("x"), py::arg("y"),
              py::arg("freqs"), py::arg("precenter"), py::arg("normalize"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false);
+             py::arg("uniform") = false, py::arg("weights") = Array<double>(0), py::arg("floating_mean") = false);
 }
 
 }  // namespace portasolve::python

@@ -9,9 +9,10 @@ template <class T>
 void Periodogram<T>::compute_direct_fast_math() {
 #if defined(KOKKOS_ENABLE_CUDA)
   const auto m = static_cast<std::int64_t>(grid_.size());
-  if (options_.form == Form::classic)
+  const SumsKind kind = state_->data.sums;  // the batch's sums, as compute() launches them
+  if (!kind.weighted)
     launch_direct<T, false, false, 1>(state_->data, m, series_count_);
-  else if (options_.fit_mean)
+  else if (kind.fit_mean)
     launch_direct<T, true, true, 1>(state_->data, m, series_count_);
   else
     launch_direct<T, true, false, 1>(state_->data, m, series_count_);

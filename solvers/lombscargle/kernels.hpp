@@ -18,13 +18,14 @@ namespace portasolve::lombscargle {
 template <class T>
 struct DeviceData {
   Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> t;
-  View1D<const T> w;   // weight per sample (1 for classic)
+  View1D<const T> w;   // weight per sample (1 for classic without weights)
   View1D<const T> wy;  // weight * centred y
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> offsets;
   Kokkos::View<const SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace> constants;
   Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> frequency;  // cycles per unit time
   View2D<T> power;                                                       // series x frequency
   FinishKind kind;
+  SumsKind sums;  // host side: which kernel template to launch
 };
 
 using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;

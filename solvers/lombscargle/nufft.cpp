@@ -181,7 +181,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   // The library's spectra come in natural order: one level, no transposed positions.
   layout.fft = fft::library_available ? fft_shape(n, static_cast<int>(n)) : fft_shape(n, team_length);
 
-  const bool fit_mean = options.form == Form::generalized && options.fit_mean;
+  const bool fit_mean = data.sums.fit_mean;
   plan.rows.per_unit = fit_mean ? 3 : 2;
   const HostSamples<T> host = to_host(data);
   plan.once = sort_samples(host, grid.step, 1, n, "lombscargle_nufft_once");
@@ -231,10 +231,10 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
 }
 
 template <class T>
-void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options) {
-  if (options.form == Form::classic)
+void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options&) {
+  if (!data.sums.weighted)
     run<T, false, false>(plan, data);
-  else if (options.fit_mean)
+  else if (data.sums.fit_mean)
     run<T, true, true>(plan, data);
   else
     run<T, true, false>(plan, data);

@@ -26,6 +26,12 @@ struct Options {
   // classic (SciPy)
   bool precenter = false;  // subtract the mean of y first
   bool normalize = false;  // multiply by 2 / sum(y^2) of the original y
+  // SciPy >= 1.15: fit an offset with the sinusoid at every frequency. With
+  // it, or with per-sample weights (Series::weights), the whole batch takes
+  // SciPy 1.15's weighted formulas (weights scaled to sum 1; normalize
+  // divides by the weighted sum of squares of the centred y, less the
+  // squared weighted mean with floating_mean).
+  bool floating_mean = false;
   // generalized (astropy)
   bool center_data = true;
   bool fit_mean = true;

@@ -1,6 +1,8 @@
 #include "solvers/lombscargle/periodogram.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <type_traits>
 
@@ -16,6 +18,14 @@ namespace {
 std::string where(std::size_t series, std::size_t count) {
   return count > 1 ? "series " + std::to_string(series) + ": " : std::string();
 }
+
+template <class T>
+struct HostData {
+  std::vector<double> t;
+  std::vector<T> w, wy;
+  std::vector<std::int64_t> offsets{0};
+  std::vector<SeriesConstants<T>> constants;
+};
 
 void check_series(const Series& series, std::size_t index, std::size_t count, const Options& options) {
   const std::string prefix = where(index, count);
@@ -43,22 +53,71 @@ void check_series(const Series& series, std::size_t index, std::size_t count, co
       throw InputError(prefix + "dy[" + std::to_string(j) + "] is " + std::to_string(series.dy[j]) +
                        " (uncertainties must be > 0)");
   if (options.form == Form::classic && !series.dy.empty())
-    throw InputError(prefix + "the classic form takes no uncertainties dy (use the generalized form)");
+    throw InputError(prefix + "the classic form takes no uncertainties dy (use the generalized form, or weights)");
+  if (series.weights.empty()) return;
+  if (options.form != Form::classic)
+    throw InputError(prefix + "weights belong to the classic form; the generalized form weights by 1 / dy^2");
+  if (series.weights.size() != n)
+    throw InputError(prefix + "t has " + std::to_string(n) + " samples but weights has " +
+                     std::to_string(series.weights.size()));
+  check_finite(series.weights, "weights");
+  double sum = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (series.weights[j] < 0)
+      throw InputError(prefix + "weights[" + std::to_string(j) + "] is " + std::to_string(series.weights[j]) +
+                       " (weights must be >= 0, with a positive sum)");
+    sum += series.weights[j];
+  }
+  if (!(sum > 0)) throw InputError(prefix + "the weights sum to 0 (weights must be >= 0, with a positive sum)");
 }
 
+// The classic form with SciPy 1.15's weights or floating mean, per series in
+// double: weights scaled to sum 1; y less its plain mean with precenter (as
+// SciPy does it, before the weights); Y = sum w y; YY = sum w y^2, less Y^2
+// with the floating mean; power N / 2 (YC^2 / CC + YS^2 / SS), or that over
+// YY with normalize.
 template <class T>
-struct HostData {
-  std::vector<double> t;
-  std::vector<T> w, wy;
-  std::vector<std::int64_t> offsets{0};
-  std::vector<SeriesConstants<T>> constants;
-};
+void prepare_classic_weighted(const Series& series, const Options& options, HostData<T>& host) {
+  const std::size_t n = series.t.size();
+  std::vector<double> weight = series.weights.empty() ? std::vector<double>(n, 1.0) : series.weights;
+  const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+  for (double& value : weight) value /= total;
+  double mean = 0;
+  if (options.precenter) mean = std::accumulate(series.y.begin(), series.y.end(), 0.0) / static_cast<double>(n);
+  // The floating mean's power does not change when a constant is added to y:
+  // centring by the weighted mean (Y = 0, and YY less Y^2 formed here in
+  // double) spares float sums the cancellation in YC - Y C_tau.
+  if (options.floating_mean) {
+    mean = 0;
+    for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
+  }
+  double y_sum = 0, yy = 0, w_sum = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double centred = series.y[j] - mean;
+    host.t.push_back(series.t[j]);
+    host.w.push_back(static_cast<T>(weight[j]));
+    host.wy.push_back(static_cast<T>(weight[j] * centred));
+    y_sum += weight[j] * centred;
+    yy += weight[j] * centred * centred;
+    w_sum += weight[j];
+  }
+  if (options.floating_mean) yy -= y_sum * y_sum;  // ~0 after centring; SciPy's YY - Y^2
+  host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
+  const double scale = options.normalize ? 1.0 / yy : 0.5 * static_cast<double>(n);
+  host.constants.push_back(
+      SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale), static_cast<T>(w_sum)});
+}
 
 // Weights, centring and the per-series constants, in double.
 template <class T>
 HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
   HostData<T> host;
+  const bool classic_scipy_weights = classic_weighted(batch, options);
   for (const Series& series : batch) {
+    if (classic_scipy_weights) {
+      prepare_classic_weighted(series, options, host);
+      continue;
+    }
     const std::size_t n = series.t.size();
     std::vector<double> weight(n, 1.0);
     double sum_inverse_variance = static_cast<double>(n);
@@ -141,6 +200,12 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
 
 }  // namespace
 
+bool classic_weighted(const std::vector<Series>& batch, const Options& options) {
+  if (options.form != Form::classic) return false;
+  return options.floating_mean ||
+         std::any_of(batch.begin(), batch.end(), [](const Series& series) { return !series.weights.empty(); });
+}
+
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid) {
   if ((requested == Algorithm::recurrence || requested == Algorithm::nufft) && !grid.uniform)
     throw InputError("the " + name_of(requested) + " algorithm needs a uniform frequency grid (use direct or tiled)");
@@ -154,6 +219,9 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
     : grid_(grid), options_(options), series_count_(static_cast<std::int64_t>(batch.size())) {
   ProfilingRegion region("lombscargle/setup");
   if (batch.empty()) throw InputError("no time series given");
+  if (options.floating_mean && options.form != Form::classic)
+    throw OptionError("floating_mean",
+                      "floating_mean belongs to the classic form (SciPy); the generalized form's is fit_mean");
   check_frequencies(grid.values);
   for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], s, batch.size(), options);
   algorithm_ = resolve_algorithm(options.algorithm, grid);
@@ -172,6 +240,8 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
   data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
+  data.sums = options.form == Form::classic ? SumsKind{classic_weighted(batch, options), options.floating_mean}
+                                            : SumsKind{true, options.fit_mean};
   if (algorithm_ == Algorithm::nufft)
     state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(data, grid, options));
 }
@@ -209,9 +279,10 @@ void Periodogram<T>::compute(Algorithm algorithm) {
     launch<T, decltype(weighted)::value, decltype(fit_mean)::value>(algorithm, state.data, state.step_cos,
                                                                     state.step_sin, grid_, series_count_);
   };
-  if (options_.form == Form::classic)
+  const SumsKind kind = state.data.sums;
+  if (!kind.weighted)
     run(std::false_type{}, std::false_type{});
-  else if (options_.fit_mean)
+  else if (kind.fit_mean)
     run(std::true_type{}, std::true_type{});
   else
     run(std::true_type{}, std::false_type{});

@@ -11,10 +11,16 @@
 
 namespace portasolve::lombscargle {
 
-// One time series on the host; dy empty means no uncertainties.
+// One time series on the host; dy empty means no uncertainties (generalized
+// form). weights: the classic form's per-sample weights as SciPy >= 1.15
+// takes them (>= 0, positive sum); empty means equal weights.
 struct Series {
-  std::vector<double> t, y, dy;
+  std::vector<double> t, y, dy, weights;
 };
+
+// Whether the classic form runs SciPy 1.15's weighted formulas for this
+// batch: with floating_mean, or when any series has weights.
+bool classic_weighted(const std::vector<Series>& batch, const Options& options);
 
 // Frequencies each recurrence thread owns (one exact seed per sample serves
 // them all). GPUs: 16 keeps the sums in registers; CPUs: 64 amortises the

@@ -42,8 +42,9 @@ template <class T>
 struct SeriesConstants {
   T y_sum;  // Y = sum w y (after centring)
   T yy;     // YY = sum w y^2
-  T scale;  // classic: 0.5, or 1 / sum(y^2) with SciPy's normalize;
-            // generalized psd: 0.5 * sum dy^-2; otherwise unused
+  T scale;  // classic: 0.5, or 1 / sum(y^2) with SciPy's normalize (with
+            // SciPy 1.15's weights: N / 2, or 1 / YY); generalized psd:
+            // 0.5 * sum dy^-2; otherwise unused
   T w_sum;  // sum w = CC + SS (the NUFFT forms CC and SS from it)
 };
 
@@ -52,6 +53,19 @@ struct FinishKind {
   bool classic;
   int normalization;  // Normalization as int (standard, model, log, psd)
 };
+
+// Which sums a batch needs, i.e. which kernel template runs (a host-side
+// choice made once per batch): weighted (generalized form; classic with
+// SciPy 1.15's weights or floating mean) and with the floating mean's C, S.
+struct SumsKind {
+  bool weighted;
+  bool fit_mean;
+};
+
+// SciPy >= 1.15 raises the classic form's norms CC_tau, SS_tau to float64's
+// epsneg (2^-53) of their scale, so a frequency where every sample has the
+// same phase gives 0, not 0 / 0.
+constexpr double classic_norm_floor = 1.1102230246251565e-16;
 
 // The sums rotated by the phase tau (and, with the floating mean, less its
 // terms): the model's two orthogonal components and their norms.
@@ -93,8 +107,13 @@ KOKKOS_INLINE_FUNCTION RotatedSums<T> rotate(const Sums<T, Weighted, FitMean>& s
 template <class T>
 KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series, FinishKind kind) {
   namespace m = portasolve::math;
+  if (kind.classic) {
+    // Scale of the norms: sum w (1 with SciPy 1.15's weights, N without).
+    const T floor = static_cast<T>(classic_norm_floor) * series.w_sum;
+    const T cc = r.cc < floor ? floor : r.cc, ss = r.ss < floor ? floor : r.ss;
+    return series.scale * (r.yc * r.yc / cc + r.ys * r.ys / ss);
+  }
   const T p = r.yc * r.yc / r.cc + r.ys * r.ys / r.ss;
-  if (kind.classic) return series.scale * p;
   switch (kind.normalization) {
     case 0:
       return p / series.yy;  // standard

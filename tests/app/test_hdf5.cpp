@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -61,6 +62,65 @@ TEST(Hdf5, EveryDatasetTypeRoundTrips) {
   EXPECT_EQ(group.read_dataset<std::int64_t>("u16").size(), 24u);  // converted on read
   EXPECT_EQ(group.read_strings("names"), (std::vector<std::string>{"copy", "", "triad ü"}));
   EXPECT_EQ(group.dataset_dims("u16"), (h5::Dims{2, 3, 4}));
+}
+
+TEST(Hdf5, ChunkedAndCompressedDatasetsReadBackAsWritten) {
+  const std::string path = temp_path("chunked.h5");
+  // Smooth values (compressible) with a few exact oddities that must survive.
+  std::vector<double> values(300 * 1000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i % 1000) * 0.25;
+  values[12345] = -0.0;
+  values[777] = std::numeric_limits<double>::denorm_min();
+  values[9999] = std::numeric_limits<double>::quiet_NaN();
+  std::vector<float> narrow(values.begin(), values.begin() + 4000);
+  {
+    h5::File file = h5::File::create(path);
+    h5::Group group = file.create_group("output");
+    group.write_dataset("power", values.data(), h5::Dims{300, 1000}, h5::Storage{{7, 1000}, 6});
+    group.write_dataset("chunked_only", narrow.data(), h5::Dims{4000}, h5::Storage{{512}, 0});
+    EXPECT_THROW(group.write_dataset("bad", values.data(), h5::Dims{300, 1000}, h5::Storage{{301, 10}, 1}),
+                 portasolve::IoError);
+    EXPECT_THROW(group.write_dataset("bad2", values.data(), h5::Dims{300, 1000}, h5::Storage{{10}, 1}),
+                 portasolve::IoError);
+    EXPECT_THROW(group.write_dataset("bad3", values.data(), h5::Dims{300, 1000}, h5::Storage{{10, 10}, 10}),
+                 portasolve::IoError);
+    file.close();
+  }
+  const h5::File file = h5::File::open_read_only(path);
+  const h5::Group group = file.open_group("output");
+  h5::Dims dims;
+  const std::vector<double> back = group.read_dataset<double>("power", &dims);
+  EXPECT_EQ(dims, (h5::Dims{300, 1000}));
+  ASSERT_EQ(back.size(), values.size());
+  EXPECT_EQ(std::memcmp(back.data(), values.data(), values.size() * sizeof(double)), 0);  // bit for bit, NaN too
+  EXPECT_EQ(group.read_dataset<float>("chunked_only"), narrow);
+
+  // The layout as plain HDF5 sees it: chunks of 7 x 1000, one deflate filter,
+  // and fewer bytes on disk than the raw array.
+  const hid_t raw = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(raw, 0);
+  const hid_t dataset = H5Dopen2(raw, "/output/power", H5P_DEFAULT);
+  const hid_t create = H5Dget_create_plist(dataset);
+  EXPECT_EQ(H5Pget_layout(create), H5D_CHUNKED);
+  hsize_t chunk[2] = {0, 0};
+  EXPECT_EQ(H5Pget_chunk(create, 2, chunk), 2);
+  EXPECT_EQ(chunk[0], 7u);
+  EXPECT_EQ(chunk[1], 1000u);
+  ASSERT_EQ(H5Pget_nfilters(create), 1);
+  unsigned flags = 0, level[1] = {0};
+  std::size_t count = 1;
+  EXPECT_EQ(H5Pget_filter2(create, 0, &flags, &count, level, 0, nullptr, nullptr), H5Z_FILTER_DEFLATE);
+  EXPECT_EQ(level[0], 6u);
+  EXPECT_LT(H5Dget_storage_size(dataset), values.size() * sizeof(double) / 4);
+  const hid_t other = H5Dopen2(raw, "/output/chunked_only", H5P_DEFAULT);
+  const hid_t other_create = H5Dget_create_plist(other);
+  EXPECT_EQ(H5Pget_layout(other_create), H5D_CHUNKED);
+  EXPECT_EQ(H5Pget_nfilters(other_create), 0);
+  H5Pclose(other_create);
+  H5Dclose(other);
+  H5Pclose(create);
+  H5Dclose(dataset);
+  H5Fclose(raw);
 }
 
 TEST(Hdf5, EveryAttributeTypeRoundTrips) {

@@ -400,6 +400,155 @@ peaks: {{count: 1}}
             self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
 
 
+
+def scipy115_lombscargle(x, y, freqs, normalize, weights, floating_mean):
+    """SciPy 1.15's classic periodogram with weights and floating_mean, float64, at angular frequencies
+    (written from its formulas: Debian's SciPy 1.10 has neither option)."""
+    w = weights / weights.sum()
+    phase = np.outer(x, freqs)
+    c, s = np.cos(phase), np.sin(phase)
+    Y = w @ y
+    CC, CS = w @ (c * c), w @ (c * s)
+    SS = 1.0 - CC
+    if floating_mean:
+        C, S = w @ c, w @ s
+        CC, SS, CS = CC - C * C, SS - S * S, CS - C * S
+    tau = 0.5 * np.arctan2(2.0 * CS, CC - SS)
+    c, s = np.cos(phase - tau), np.sin(phase - tau)
+    YC, YS, CC = (w * y) @ c, (w * y) @ s, w @ (c * c)
+    SS = 1.0 - CC
+    if floating_mean:
+        C, S = w @ c, w @ s
+        YC, YS, CC, SS = YC - Y * C, YS - Y * S, CC - C * C, SS - S * S
+    eps = np.finfo(np.float64).epsneg
+    pgram = 2.0 * (YC ** 2 / np.maximum(CC, eps) + YS ** 2 / np.maximum(SS, eps))
+    if normalize:
+        return pgram * 0.5 / ((w * y) @ y - (Y * Y if floating_mean else 0.0))
+    return pgram * x.size / 4.0
+
+
+def lstsq_sinusoid(t, y, frequency, weights, offset):
+    """amplitude, phase, offset of y ~ offset + amplitude sin(2 pi f t + phase) by numpy.linalg.lstsq."""
+    columns = [np.sin(2 * np.pi * frequency * t), np.cos(2 * np.pi * frequency * t)]
+    if offset:
+        columns.append(np.ones_like(t))
+    root = np.sqrt(weights)
+    coefficients = np.linalg.lstsq(np.array(columns).T * root[:, None], y * root, rcond=None)[0]
+    return (np.hypot(coefficients[0], coefficients[1]), np.arctan2(coefficients[1], coefficients[0]),
+            coefficients[2] if offset else 0.0)
+
+
+class LombScargleOutput(Folder):
+    def test_classic_weights_floating_mean_compressed_power_and_summary(self):
+        rng = np.random.default_rng(12)
+        t = np.sort(rng.uniform(0, 40, (2, 90)), axis=1)
+        y = 4.0 + np.array([[1.2], [0.7]]) * np.sin(np.array([[0.9], [2.3]]) * t + 0.4) + rng.normal(0, 0.3, (2, 90))
+        weights = rng.uniform(0.2, 2.0, (2, 90))
+        weights[:, ::11] = 0.0
+        data = os.path.join(self.dir, "series.h5")
+        with h5py.File(data, "w") as f:
+            f["t"], f["y"], f["w"] = t, y, weights
+        freqs = np.linspace(0.1, 4.0, 3000)
+        config = self.write("ls.yaml", f"""experiment: lombscargle
+lombscargle: {{form: classic, floating_mean: true, normalize: true}}
+input: {{source: hdf5, file: {data}, weights: w}}
+frequency: {{grid: uniform, angular: true, minimum: 0.1, maximum: 4.0, count: 3000}}
+output: {{compression: 5}}
+peaks: {{count: 3}}
+""")
+        out = os.path.join(self.dir, "ls.h5")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            power = f["output/power"]
+            self.assertEqual(power.compression, "gzip")
+            self.assertEqual(power.compression_opts, 5)
+            self.assertEqual(power.chunks, (2, 3000))
+            self.assertIn("SciPy 1.15", f["output/power"].attrs["description"])
+            np.testing.assert_array_equal(f["input/weights"][()], weights)
+            for s in range(2):
+                expected = scipy115_lombscargle(t[s], y[s], freqs, True, weights[s], True)
+                np.testing.assert_allclose(power[s], expected, rtol=1e-9, atol=1e-10 * expected.max())
+                best = int(np.argmax(expected))
+                summary = f["output/summary"]
+                self.assertAlmostEqual(summary["frequency"][s], freqs[best], delta=1e-12)
+                self.assertAlmostEqual(summary["power"][s], expected[best], delta=1e-9)
+                self.assertEqual(summary["frequency"][s], f["output/peak_frequency"][s, 0])
+                self.assertNotIn("fap", summary)  # not defined for the classic form
+                amplitude, phase, offset = lstsq_sinusoid(t[s], y[s], freqs[best] / (2 * np.pi), weights[s], True)
+                self.assertAlmostEqual(summary["amplitude"][s], amplitude, delta=1e-9)
+                self.assertAlmostEqual(summary["phase"][s], phase, delta=1e-9)
+                self.assertAlmostEqual(summary["offset"][s], offset, delta=1e-9)
+
+    def test_power_none_writes_peaks_fap_and_summary_and_plots(self):
+        rng = np.random.default_rng(13)
+        t = np.sort(rng.uniform(0, 30, 150))
+        dy = rng.uniform(0.2, 0.6, 150)
+        y = 12.0 + 0.8 * np.sin(2 * np.pi * 0.37 * t + 1.0) + dy * rng.normal(0, 1, 150)
+        rows = ["time,flux,error"] + [f"{a!r},{b!r},{c!r}" for a, b, c in zip(t, y, dy)]
+        data = self.write("curve.csv", "\n".join(rows) + "\n")
+        config = self.write("ls.yaml", f"""experiment: lombscargle
+input: {{source: csv, file: {data}, t: time, y: flux, dy: error}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 2000}}
+output: {{power: none}}
+peaks: {{count: 4}}
+""")
+        out = os.path.join(self.dir, "ls.h5")
+        result = portasolve("run", config, "--output", out, "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with h5py.File(out, "r") as f:
+            output = f["output"]
+            self.assertNotIn("power", output)
+            self.assertEqual(output.attrs["power_written"], "none")
+            self.assertEqual(output.attrs["normalization"], "standard")
+            self.assertEqual(output["peak_frequency"].shape, (1, 4))
+            summary = output["summary"]
+            self.assertEqual(summary["frequency"][0], output["peak_frequency"][0, 0])
+            self.assertEqual(summary["power"][0], output["peak_power"][0, 0])
+            self.assertEqual(summary["fap"][0], output["peak_fap"][0, 0])
+            self.assertLess(summary["fap"][0], 1e-10)
+            frequency = summary["frequency"][0]
+            self.assertAlmostEqual(frequency, 0.37, delta=0.005)
+            amplitude, phase, offset = lstsq_sinusoid(t, y, frequency, 1 / dy ** 2, True)
+            self.assertAlmostEqual(summary["amplitude"][0], amplitude, delta=1e-9)
+            self.assertAlmostEqual(summary["phase"][0], phase, delta=1e-9)
+            self.assertAlmostEqual(summary["offset"][0], offset, delta=1e-9)
+            self.assertAlmostEqual(summary["amplitude"][0], 0.8, delta=0.15)
+            self.assertAlmostEqual(summary["offset"][0], 12.0, delta=0.1)
+        plot = script("plot.py", out)
+        self.assertEqual(plot.returncode, 0, plot.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "ls.png")))
+        summary_script = script("summary.py", out)
+        self.assertEqual(summary_script.returncode, 0, summary_script.stderr)
+        self.assertIn("output/summary/amplitude", summary_script.stdout)
+
+    def test_option_errors(self):
+        data = self.write("w.csv", "time,flux,w\n0,1,1\n1,2,-1\n2,0.5,1\n3,1,1\n")
+        data_nan = self.write("n.csv", "time,flux,w\n0,1,1\n1,2,nan\n2,0.5,1\n3,1,1\n")
+        self.expect_errors([
+            ("experiment: lombscargle\nlombscargle: {floating_mean: true}\n", 2,
+             "key 'lombscargle.floating_mean': floating_mean belongs to the classic form"),
+            ("experiment: lombscargle\ninput: {weights: w}\n", 2,
+             "key 'input.weights': synthetic series have no weights column"),
+            (f"experiment: lombscargle\ninput: {{source: csv, file: {data}, t: time, y: flux, weights: w}}\n", 2,
+             "key 'input.weights': per-sample weights belong to the classic form"),
+            (f"experiment: lombscargle\nlombscargle: {{form: classic}}\n"
+             f"input: {{source: csv, file: {data}, t: time, y: flux, weights: w}}\n", 2,
+             "weights[1] is -1.000000 (weights must be >= 0, with a positive sum)"),
+            (f"experiment: lombscargle\nlombscargle: {{form: classic}}\n"
+             f"input: {{source: csv, file: {data_nan}, t: time, y: flux, weights: w}}\n", 2, "weights[1] is nan"),
+            (f"experiment: lombscargle\nlombscargle: {{form: classic}}\n"
+             f"input: {{source: csv, file: {data}, t: time, y: flux, weights: weight}}\n", 2,
+             "key 'input.weights': no column 'weight'"),
+            ("experiment: lombscargle\noutput: {compression: 10}\n", 2, "key 'output.compression'"),
+            ("experiment: lombscargle\noutput: {power: some}\n", 2, "key 'output.power'"),
+        ])
+        # portasolve check reports the classic form's keys with the generalized form without running.
+        config = self.write("c.yaml", "experiment: lombscargle\nlombscargle: {floating_mean: true}\n")
+        result = portasolve("check", config)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("key 'lombscargle.floating_mean'", result.stderr)
+
 def write_pgm_p2(path, rows):
     with open(path, "w") as f:
         f.write(f"P2\n# test image\n{len(rows[0])} {len(rows)}\n255\n")

@@ -120,3 +120,122 @@ def test_many_small_calls_keep_their_inputs(rng):
         power = lombscargle(x, y, freqs)
     np.testing.assert_array_equal(power, first)
     assert [__import__("sys").getrefcount(a) for a in (x, y, freqs)] == refs
+
+
+def scipy115_lombscargle(x, y, freqs, precenter=False, normalize=False, weights=None, floating_mean=False):
+    """scipy.signal.lombscargle of SciPy 1.15 (weights, floating_mean) in float64, written out from its
+    formulas: Debian's SciPy is 1.10, which has neither option."""
+    x, y, freqs = (np.asarray(a, dtype=np.float64) for a in (x, y, freqs))
+    w = np.ones_like(y) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    if precenter:
+        y = y - y.mean()
+    phase = np.outer(x, freqs)
+    c, s = np.cos(phase), np.sin(phase)
+    Y = w @ y
+    CC = w @ (c * c)
+    SS = 1.0 - CC
+    CS = w @ (c * s)
+    if floating_mean:
+        C, S = w @ c, w @ s
+        CC, SS, CS = CC - C * C, SS - S * S, CS - C * S
+    tau = 0.5 * np.arctan2(2.0 * CS, CC - SS)
+    c, s = np.cos(phase - tau), np.sin(phase - tau)
+    YC, YS = (w * y) @ c, (w * y) @ s
+    CC = w @ (c * c)
+    SS = 1.0 - CC
+    if floating_mean:
+        C, S = w @ c, w @ s
+        YC, YS, CC, SS = YC - Y * C, YS - Y * S, CC - C * C, SS - S * S
+    eps = np.finfo(np.float64).epsneg
+    CC, SS = np.maximum(CC, eps), np.maximum(SS, eps)
+    pgram = 2.0 * (YC * YC / CC + YS * YS / SS)
+    if normalize:
+        YY = (w * y) @ y - (Y * Y if floating_mean else 0.0)
+        return pgram * 0.5 / YY
+    return pgram * x.size / 4.0
+
+
+def test_scipy115_reference_is_scipy_without_the_new_options(rng):
+    # The test's reference, checked where SciPy 1.10 can check it.
+    x, y, freqs = uneven_series(rng, n=80, m=60)
+    for normalize in (False, True):
+        np.testing.assert_allclose(scipy115_lombscargle(x, y, freqs, normalize=normalize),
+                                   scipy.signal.lombscargle(x, y, freqs, normalize=normalize), rtol=1e-10)
+
+
+@pytest.mark.parametrize("floating_mean", [False, True])
+@pytest.mark.parametrize("with_weights", [False, True])
+@pytest.mark.parametrize("precenter, normalize", [(False, False), (False, True), (True, False), (True, True),
+                                                  (False, "power"), (True, "normalize")])
+def test_weights_and_floating_mean_match_scipy115(rng, floating_mean, with_weights, precenter, normalize):
+    x, y, freqs = uneven_series(rng, n=200, m=300)
+    weights = rng.uniform(0.0, 2.0, x.size) if with_weights else None
+    if with_weights:
+        weights[::9] = 0.0
+    norm = normalize in (True, "normalize")
+    if not with_weights and not floating_mean and precenter and norm:
+        pytest.skip("SciPy 1.10's form, which divides by the original y's sum of squares "
+                    "(test_matches_scipy_in_double)")
+    expected = scipy115_lombscargle(x, y, freqs, precenter, norm, weights, floating_mean)
+    power = lombscargle(x, y, freqs, precenter, normalize, weights=weights, floating_mean=floating_mean)
+    assert power.dtype == np.float64
+    np.testing.assert_allclose(power, expected, rtol=1e-9, atol=1e-10 * expected.max())
+
+
+@pytest.mark.parametrize("algorithm, rtol", [("direct", 1e-9), ("tiled", 1e-9), ("recurrence", 1e-9),
+                                             ("nufft", 1e-8)])
+@pytest.mark.parametrize("floating_mean", [False, True])
+def test_weights_on_every_algorithm(rng, algorithm, rtol, floating_mean):
+    x, y, _ = uneven_series(rng, n=300)
+    freqs = np.linspace(0.2, 15.0, 2000)
+    weights = 1.0 / rng.uniform(0.2, 0.6, x.size) ** 2
+    expected = scipy115_lombscargle(x, y, freqs, False, True, weights, floating_mean)
+    power = lombscargle(x, y, freqs, normalize=True, weights=weights, floating_mean=floating_mean,
+                        algorithm=algorithm)
+    np.testing.assert_allclose(power, expected, rtol=rtol, atol=rtol * expected.max())
+
+
+def test_float32_weights(rng):
+    x, y, _ = uneven_series(rng, n=150)
+    freqs = np.linspace(0.5, 10.0, 400)
+    weights = rng.uniform(0.5, 1.5, x.size)
+    x32, y32, f32, w32 = (a.astype(np.float32) for a in (x, y, freqs, weights))
+    expected = scipy115_lombscargle(*(a.astype(np.float64) for a in (x32, y32, f32)), False, False,
+                                    w32.astype(np.float64), True)
+    power = lombscargle(x32, y32, f32, weights=w32, floating_mean=True)
+    assert power.dtype == np.float32
+    np.testing.assert_allclose(power, expected, rtol=1e-3, atol=1e-4 * expected.max())
+    # float64 weights with float32 data compute in double.
+    assert lombscargle(x32, y32, f32, weights=weights).dtype == np.float64
+
+
+def test_floating_mean_fits_the_offset(rng):
+    # With the floating mean, a constant added to y changes nothing; without it, the offset leaks in.
+    x, y, freqs = uneven_series(rng, n=120, m=200)
+    base = lombscargle(x, y, freqs, floating_mean=True)
+    np.testing.assert_allclose(lombscargle(x, y + 25.0, freqs, floating_mean=True), base, rtol=1e-8,
+                               atol=1e-10 * base.max())
+    assert not np.allclose(lombscargle(x, y + 25.0, freqs), lombscargle(x, y, freqs), rtol=1e-3)
+
+
+@pytest.mark.parametrize("weights, message", [
+    ([1.0, 2.0], "weights must have the length of x and y"),
+    ([1.0, -1.0, 2.0], "weights must be finite and >= 0 with a positive sum"),
+    ([0.0, 0.0, 0.0], "positive sum"),
+    ([1.0, np.nan, 2.0], "finite"),
+    ([1.0, np.inf, 2.0], "finite"),
+    ([[1.0, 1.0, 1.0]], "weights must be 1-D"),
+])
+def test_bad_weights_raise_value_error(weights, message):
+    with pytest.raises(ValueError, match=message):
+        lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], weights=weights)
+
+
+def test_bad_normalize_raises_value_error():
+    with pytest.raises(ValueError, match="not supported"):
+        lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], normalize="amplitude")
+    with pytest.raises(ValueError, match="normalize must be"):
+        lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], normalize="psd")
+    with pytest.raises(TypeError, match="weights"):
+        lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], weights=["a", "b", "c"])

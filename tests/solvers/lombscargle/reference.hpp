@@ -1,6 +1,7 @@
 #pragma once
 // Plain float64 host references, written the way SciPy and astropy define
 // the periodograms (not the way the solver computes them).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -39,6 +40,76 @@ inline std::vector<double> scipy_lombscargle(const std::vector<double>& x, std::
     double yy = 0;
     for (double v : y_original) yy += v * v;
     for (double& p : pgram) p *= 2 / yy;
+  }
+  return pgram;
+}
+
+// scipy.signal.lombscargle (1.15) with weights and floating_mean: weights
+// scaled to sum 1, tau from the (floating-mean corrected) sums, then a second
+// pass at the phases w t - tau; SS = 1 - CC; CC and SS raised to epsneg.
+// Empty weights: all equal.
+inline std::vector<double> scipy115_lombscargle(const std::vector<double>& x, std::vector<double> y,
+                                                const std::vector<double>& angular, bool precenter, bool normalize,
+                                                std::vector<double> weights, bool floating_mean) {
+  const std::size_t n = x.size();
+  if (weights.empty()) weights.assign(n, 1.0);
+  double total = 0;
+  for (double v : weights) total += v;
+  for (double& v : weights) v *= 1.0 / total;
+  if (precenter) {
+    double mean = 0;
+    for (double v : y) mean += v;
+    mean /= static_cast<double>(n);
+    for (double& v : y) v -= mean;
+  }
+  double Y = 0;
+  for (std::size_t j = 0; j < n; ++j) Y += weights[j] * y[j];
+  const double epsneg = std::ldexp(1.0, -53);
+  std::vector<double> pgram(angular.size());
+  for (std::size_t i = 0; i < angular.size(); ++i) {
+    double CC = 0, CS = 0, C = 0, S = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double c = std::cos(angular[i] * x[j]), s = std::sin(angular[i] * x[j]);
+      CC += weights[j] * c * c;
+      CS += weights[j] * c * s;
+      C += weights[j] * c;
+      S += weights[j] * s;
+    }
+    double SS = 1.0 - CC;
+    if (floating_mean) {
+      CC -= C * C;
+      SS -= S * S;
+      CS -= C * S;
+    }
+    const double tau = 0.5 * std::atan2(2.0 * CS, CC - SS);
+    double YC = 0, YS = 0, CC_tau = 0, C_tau = 0, S_tau = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double c = std::cos(angular[i] * x[j] - tau), s = std::sin(angular[i] * x[j] - tau);
+      YC += weights[j] * y[j] * c;
+      YS += weights[j] * y[j] * s;
+      CC_tau += weights[j] * c * c;
+      C_tau += weights[j] * c;
+      S_tau += weights[j] * s;
+    }
+    double SS_tau = 1.0 - CC_tau;
+    if (floating_mean) {
+      YC -= Y * C_tau;
+      YS -= Y * S_tau;
+      CC_tau -= C_tau * C_tau;
+      SS_tau -= S_tau * S_tau;
+    }
+    CC_tau = std::max(CC_tau, epsneg);
+    SS_tau = std::max(SS_tau, epsneg);
+    const double a = YC / CC_tau, b = YS / SS_tau;
+    pgram[i] = 2.0 * (a * YC + b * YS);
+  }
+  if (normalize) {
+    double YY = 0;
+    for (std::size_t j = 0; j < n; ++j) YY += weights[j] * y[j] * y[j];
+    if (floating_mean) YY -= Y * Y;
+    for (double& p : pgram) p *= 0.5 / YY;
+  } else {
+    for (double& p : pgram) p *= static_cast<double>(n) / 4.0;
   }
   return pgram;
 }

@@ -288,10 +288,10 @@ TEST(LombScargle, BadInputIsAnError) {
   bad = good;
   bad.dy.pop_back();
   expect_input_error(compute(bad, generalized), "t has 10 samples but dy has 9");
-  ls::Series two{{0.0, 1.0}, {1.0, 2.0}, {}};
+  ls::Series two{{0.0, 1.0}, {1.0, 2.0}, {}, {}};
   expect_input_error(compute(two, generalized), "needs at least 3 samples with fit_mean, got 2");
   EXPECT_NO_THROW(compute(two, classic)());
-  ls::Series one{{0.0}, {1.0}, {}};
+  ls::Series one{{0.0}, {1.0}, {}, {}};
   expect_input_error(compute(one, classic), "needs at least 2 samples, got 1");
   expect_input_error(compute(good, classic), "classic form takes no uncertainties");
   expect_input_error([&] { ls::periodogram<double>({good, bad}, grid, generalized); }, "series 1: ");
