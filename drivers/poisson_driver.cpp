@@ -353,6 +353,7 @@ void run_typed(RunContext& context) {
   ps::SolverOptions options = solver_options(config);
   const bool distributed = context.ranks.size > 1;
   if (distributed && options.method == ps::Method::automatic) options.method = ps::Method::jacobi;
+  if (distributed && options.method == ps::Method::cg_fused) options.method = ps::Method::cg;  // what runs over ranks
   options.method = ps::chosen_method(options);  // auto resolved once: labels and attributes name what runs
   SolveFunction<T> solve = [](const View2D<T>& x, const View2D<T>& rhs, const ps::SolverOptions& o,
                               const ps::CheckCallback& on_check) { return ps::solve(x, rhs, o, on_check); };
@@ -526,10 +527,13 @@ namespace portasolve::drivers {
 
 void check_poisson_ranks(const config::Config& config, int ranks) {
   const std::string solver = config.string("poisson.solver");
-  if (solver != "jacobi" && solver != "auto")
+  if (solver != "jacobi" && solver != "auto" && solver != "cg" && solver != "cg_fused")
     throw ConfigError(config.where("poisson.solver"), "poisson.solver",
                       "'" + solver + "' runs on one rank only so far, this run has " + std::to_string(ranks),
-                      "jacobi (auto means jacobi over MPI ranks), or run without mpirun");
+                      "jacobi or cg (auto means jacobi, cg_fused runs as cg over MPI ranks), or run without mpirun");
+  if ((solver == "cg" || solver == "cg_fused") && config.string("poisson.cg.preconditioner") == "multigrid")
+    throw ConfigError(config.where("poisson.cg.preconditioner"), "poisson.cg.preconditioner",
+                      "'multigrid' runs on one rank only so far", "none or jacobi over MPI ranks");
   if (config.string("poisson.boundary") != "dirichlet")
     throw ConfigError(config.where("poisson.boundary"), "poisson.boundary",
                       "'" + config.string("poisson.boundary") + "' runs on one rank only so far",

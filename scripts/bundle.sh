@@ -40,7 +40,7 @@ grep -q '^PORTASOLVE_BUNDLE_RPATH:BOOL=ON' "$build_dir/CMakeCache.txt" ||
 rm -rf "$output"
 mkdir -p "$output/bin" "$output/lib"
 executables=("$build_dir/bin/portasolve")
-for t in "$build_dir"/bin/*_tests; do [ -x "$t" ] && executables+=("$t"); done
+for t in "$build_dir"/bin/*_tests "$build_dir"/bin/test_distributed; do [ -x "$t" ] && executables+=("$t"); done
 cp "${executables[@]}" "$output/bin/"
 # Host symbol tables are of no use on the node and make the folder 10% larger.
 strip --strip-unneeded "$output"/bin/*
@@ -60,6 +60,34 @@ for exe in "$output"/bin/*; do
     is_from_node "$lib" || cp -nL "$lib" "$output/lib/"
   done
 done
+
+# MPI builds: Open MPI's launcher, libraries and plugins under openmpi/, their
+# dependencies in lib/; ./mpirun relocates them (OPAL_PREFIX), so ranks start
+# on a node without Open MPI. PMIx's own plugins (compression, Slurm) stay
+# behind: it runs without them.
+if ldd "$output/bin/portasolve" | grep -q 'libmpi\.so'; then
+  multiarch=$(gcc -print-multiarch)
+  ompi_root="$output/openmpi/usr"
+  mkdir -p "$ompi_root/bin" "$ompi_root/lib/$multiarch" "$ompi_root/share"
+  cp -L /usr/bin/orterun "$ompi_root/bin/"
+  cp -a "/usr/lib/$multiarch/openmpi" "$ompi_root/lib/$multiarch/"
+  rm -rf "$ompi_root/lib/$multiarch/openmpi/include"
+  cp -a /usr/share/openmpi "$ompi_root/share/"
+  find "$ompi_root" \( -name '*.so' -o -name '*.so.*' -o -name orterun \) -type f | while read -r f; do
+    ldd "$f" 2>/dev/null | awk '/=> \// { print $3 }' | while read -r lib; do
+      is_from_node "$lib" || cp -nL "$lib" "$output/lib/"
+    done
+  done
+  cat > "$output/mpirun" <<MPIRUN
+#!/usr/bin/env bash
+# Open MPI's mpirun from this bundle: e.g. ./mpirun -np 2 bin/portasolve run CONFIG.yaml
+here=\$(cd "\$(dirname "\$0")" && pwd)
+export OPAL_PREFIX=\$here/openmpi/usr
+export LD_LIBRARY_PATH=\$here/lib:\$OPAL_PREFIX/lib/$multiarch/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+exec "\$OPAL_PREFIX/bin/orterun" "\$@"
+MPIRUN
+  chmod +x "$output/mpirun"
+fi
 
 for exe in "$output"/bin/*; do
   readelf -d "$exe" | grep -q 'RPATH.*\$ORIGIN/../lib' ||

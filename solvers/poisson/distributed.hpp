@@ -9,6 +9,11 @@
 // count and split. Residual norms are summed per rank, then across ranks in
 // rank order: reruns give the same bits, and they agree with one rank's to
 // rounding (the stopping test may then fall one check apart only at a tie).
+//
+// cg (and cg_fused, which runs as cg here): matrix-free CG, plain or with
+// the diagonal (jacobi) preconditioner; the dot products are summed across
+// ranks in rank order, so the iterates agree with one rank's to rounding and
+// reach the same tolerance within a step or two.
 #include <cstdint>
 
 #include "distributed/grid_decomposition.hpp"
@@ -17,15 +22,16 @@
 namespace portasolve::poisson {
 
 struct HaloStatistics {
-  double seconds = 0;             // this rank's host time in halo exchanges
-  std::int64_t exchanges = 0;     // one per sweep, plus the first
-  bool device_aware = false;      // device buffers handed to MPI (else staged through host copies)
+  double seconds = 0;          // this rank's host time in halo exchanges
+  std::int64_t exchanges = 0;  // jacobi: one per sweep, plus the start and the final re-check
+  bool device_aware = false;   // device buffers handed to MPI (else staged through host copies)
 };
 
 // x, rhs: this rank's local arrays, (rows_owned + 2) x (cols_owned + 2): its
 // block plus a ring holding the grid's boundary values where the block
 // touches the grid's edge (the rest of the ring is filled here). Methods:
-// jacobi; others throw OptionError("method"), boundaries other than
+// jacobi, cg, cg_fused; others throw OptionError("method"), the multigrid
+// preconditioner OptionError("cg_preconditioner"), boundaries other than
 // dirichlet OptionError("boundary").
 template <class T>
 SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,

@@ -81,10 +81,28 @@ def test_a_rank_may_own_a_single_row(tmp_path):
     assert np.array_equal(solution(one)[0], solution(four)[0])
 
 
+def test_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
+    runs = {}
+    for ranks in (None, 3):
+        path = tmp_path / f"cg_{ranks}.h5"
+        done = portasolve(poisson_args(path, "poisson.solver=cg_fused", "poisson.tolerance=1e-9",
+                                       "poisson.max_iterations=5000", "poisson.check_every=10", "precision=double",
+                                       "problem.rows=45", "problem.cols=38"), ranks)
+        assert done.returncode == 0, done.stderr
+        runs[ranks] = solution(path)
+    x1, history1, _ = runs[None]
+    x3, history3, attrs = runs[3]
+    assert attrs["method"] == "cg" and attrs["ranks"] == 3  # cg_fused runs as cg over ranks
+    assert attrs["converged"] == 1 and attrs["relative_residual"] <= 1e-9
+    assert abs(history3[-1, 0] - history1[-1, 0]) <= 10
+    np.testing.assert_allclose(history3[:3, 1], history1[:3, 1], rtol=1e-9)
+    np.testing.assert_allclose(x3, x1, rtol=0, atol=1e-6 * np.abs(x1).max())
+
+
 def test_a_solver_that_does_not_run_over_ranks_is_a_config_error_said_once(tmp_path):
-    done = portasolve(poisson_args(tmp_path / "cg.h5", "poisson.solver=cg"), 2)
+    done = portasolve(poisson_args(tmp_path / "mg.h5", "poisson.solver=multigrid"), 2)
     assert done.returncode == 2
-    assert done.stderr.count("'cg' runs on one rank only") == 1, done.stderr
+    assert done.stderr.count("'multigrid' runs on one rank only") == 1, done.stderr
     assert "poisson.solver" in done.stderr
     assert not list(tmp_path.iterdir())
 

@@ -104,8 +104,7 @@ TYPED_TEST(HaloExchangeTest, RingFacingNeighboursGetsTheirEdgesAndTheGridEdgeIsK
   halo.exchange(x);
   Kokkos::deep_copy(host, x);
   const auto expect_side = [&](bool neighbour, std::int64_t i, std::int64_t j) {
-    const T expected =
-        neighbour ? T(label(grid.rows_owned().first - 1 + i, grid.cols_owned().first - 1 + j)) : marker;
+    const T expected = neighbour ? T(label(grid.rows_owned().first - 1 + i, grid.cols_owned().first - 1 + j)) : marker;
     EXPECT_EQ(host(i, j), expected) << "local (" << i << ", " << j << ") on rank " << grid.rank();
   };
   for (std::int64_t j = 1; j + 1 < local_cols; ++j) {

@@ -1,6 +1,7 @@
-// Jacobi over MPI ranks against Jacobi on one rank, run by every rank on the
-// whole grid in the same test: the iterates must agree bit for bit for any
-// rank count and split, the residual histories to rounding.
+// Poisson over MPI ranks against the same method on one rank, run by every
+// rank on the whole grid in the same test. Jacobi: the iterates agree bit for
+// bit for any rank count and split, the residual histories to rounding. CG:
+// the same tolerance within a step or two, the histories to rounding.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -73,16 +74,16 @@ void expect_distributed_equals_single_rank(const Case& c) {
                 1e-12 * single.history[k].relative_residual);
   }
   EXPECT_NEAR(report.reference_norm, single.reference_norm, 1e-12 * single.reference_norm);
-  EXPECT_EQ(halo.exchanges, options.max_iterations + 1);
+  EXPECT_EQ(halo.exchanges, options.max_iterations + 2);  // the start, every sweep, the re-check
 }
 
 const std::vector<Case> cases{
-    {37, 53, 1.0, {0, 0}},   // uneven blocks
-    {101, 9, 1.0, {0, 0}},   // tall and thin
-    {6, 40, 1.0, {0, 0}},    // four interior rows: a rank may own one row
-    {3, 30, 1.0, {0, 0}},    // one interior row: only column splits fit
-    {30, 3, 0.8, {0, 0}},    // one interior column, weighted
-    {24, 31, 0.9, {1, 0}},   // forced into a row of blocks (dims filled below)
+    {37, 53, 1.0, {0, 0}},  // uneven blocks
+    {101, 9, 1.0, {0, 0}},  // tall and thin
+    {6, 40, 1.0, {0, 0}},   // four interior rows: a rank may own one row
+    {3, 30, 1.0, {0, 0}},   // one interior row: only column splits fit
+    {30, 3, 0.8, {0, 0}},   // one interior column, weighted
+    {24, 31, 0.9, {1, 0}},  // forced into a row of blocks (dims filled below)
 };
 
 template <class T>
@@ -110,8 +111,8 @@ TEST(PoissonJacobiDistributed, StopsAtTheToleranceLikeOneRank) {
   ps::HostGrid start(grid.rows_owned().count + 2, grid.cols_owned().count + 2), rhs = start;
   start.values = grid.local_block(problem.start.values.data(), 1);
   rhs.values = grid.local_block(problem.rhs.values.data(), 1);
-  const ps::SolveReport report = ps::solve_distributed(grid, ps::to_device<double>(start, "x"),
-                                                       ps::to_device<double>(rhs, "rhs"), options);
+  const ps::SolveReport report =
+      ps::solve_distributed(grid, ps::to_device<double>(start, "x"), ps::to_device<double>(rhs, "rhs"), options);
   EXPECT_TRUE(report.converged);
   EXPECT_EQ(report.stop_reason, "tolerance");
   EXPECT_EQ(report.iterations, single.iterations);
@@ -120,16 +121,25 @@ TEST(PoissonJacobiDistributed, StopsAtTheToleranceLikeOneRank) {
 
 TEST(PoissonJacobiDistributed, RefusesMethodsAndBoundariesItCannotRun) {
   pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
-  const View2D<double> x("x", grid.rows_owned().count + 2, grid.cols_owned().count + 2), rhs("rhs", x.extent(0),
-                                                                                             x.extent(1));
+  const View2D<double> x("x", grid.rows_owned().count + 2, grid.cols_owned().count + 2),
+      rhs("rhs", x.extent(0), x.extent(1));
   ps::SolverOptions options;
-  options.method = ps::Method::cg;
+  options.method = ps::Method::multigrid;
   try {
     ps::solve_distributed(grid, x, rhs, options);
-    FAIL() << "cg over ranks was accepted";
+    FAIL() << "multigrid over ranks was accepted";
   } catch (const portasolve::OptionError& error) {
     EXPECT_EQ(error.option(), "method");
   }
+  options.method = ps::Method::cg;
+  options.cg_preconditioner = ps::CgPreconditioner::multigrid;
+  try {
+    ps::solve_distributed(grid, x, rhs, options);
+    FAIL() << "a multigrid preconditioner over ranks was accepted";
+  } catch (const portasolve::OptionError& error) {
+    EXPECT_EQ(error.option(), "cg_preconditioner");
+  }
+  options.cg_preconditioner = ps::CgPreconditioner::none;
   options.method = ps::Method::jacobi;
   options.boundary = ps::Boundary::periodic;
   try {
@@ -141,4 +151,66 @@ TEST(PoissonJacobiDistributed, RefusesMethodsAndBoundariesItCannotRun) {
   options.boundary = ps::Boundary::dirichlet;
   const View2D<double> wrong("wrong", x.extent(0) + 1, x.extent(1));
   EXPECT_THROW(ps::solve_distributed(grid, wrong, rhs, options), std::invalid_argument);
+}
+
+namespace {
+
+// Both solves to `tolerance`; x compared against the single-rank answer and
+// against the exact discrete solution's residual, the histories early on.
+template <class T>
+void expect_cg_like_one_rank(std::int64_t rows, std::int64_t cols, ps::CgPreconditioner preconditioner,
+                             double tolerance) {
+  if (world_size() > (rows - 2) * (cols - 2)) return;
+  const ps::Problem problem = ps::manufactured_problem(rows, cols);
+  ps::SolverOptions options;
+  options.method = ps::Method::cg;
+  options.cg_preconditioner = preconditioner;
+  options.tolerance = tolerance;
+  options.check_every = 5;
+  options.max_iterations = 5000;
+  const View2D<T> whole = ps::to_device<T>(problem.start, "whole");
+  const ps::SolveReport single = ps::solve(whole, ps::to_device<T>(problem.rhs, "rhs"), options);
+  const ps::HostGrid single_x = ps::to_host(whole);
+
+  pd::GridDecomposition grid(MPI_COMM_WORLD, rows, cols);
+  ps::HostGrid start(grid.rows_owned().count + 2, grid.cols_owned().count + 2), rhs = start;
+  start.values = grid.local_block(problem.start.values.data(), 1);
+  rhs.values = grid.local_block(problem.rhs.values.data(), 1);
+  const View2D<T> x = ps::to_device<T>(start, "x");
+  const ps::SolveReport report = ps::solve_distributed(grid, x, ps::to_device<T>(rhs, "rhs"), options);
+  const ps::HostGrid local_x = ps::to_host(x);
+
+  EXPECT_TRUE(report.converged) << rows << "x" << cols << ": " << report.relative_residual;
+  EXPECT_LE(report.relative_residual, tolerance);
+  // Checks every 5 steps: one check apart at most.
+  EXPECT_LE(std::abs(report.iterations - single.iterations), options.check_every) << rows << "x" << cols;
+  // The first checks, before rounding differences grow: the same residuals.
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, std::min(report.history.size(), single.history.size())); ++k)
+    EXPECT_NEAR(report.history[k].relative_residual, single.history[k].relative_residual,
+                (sizeof(T) == 4 ? 1e-4 : 1e-9) * single.history[k].relative_residual);
+  // Both answers solve the problem to the tolerance, so they differ by at
+  // most about tolerance times the solution's scale (times the condition).
+  double scale = 0, difference = 0;
+  for (std::size_t i = 1; i + 1 < local_x.rows; ++i)
+    for (std::size_t j = 1; j + 1 < local_x.cols; ++j) {
+      const double one = single_x(grid.rows_owned().first + i - 1, grid.cols_owned().first + j - 1);
+      scale = std::max(scale, std::abs(one));
+      difference = std::max(difference, std::abs(local_x(i, j) - one));
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_LE(difference, (sizeof(T) == 4 ? 1e-3 : 1e-7) * scale) << rows << "x" << cols;
+}
+
+}  // namespace
+
+TEST(PoissonCgDistributed, DoubleReachesTheToleranceLikeOneRank) {
+  expect_cg_like_one_rank<double>(41, 57, ps::CgPreconditioner::none, 1e-10);
+  expect_cg_like_one_rank<double>(90, 7, ps::CgPreconditioner::jacobi, 1e-10);
+  expect_cg_like_one_rank<double>(6, 33, ps::CgPreconditioner::none, 1e-10);
+}
+
+TEST(PoissonCgDistributed, FloatReachesTheToleranceLikeOneRank) {
+  expect_cg_like_one_rank<float>(41, 57, ps::CgPreconditioner::none, 1e-5);
+  expect_cg_like_one_rank<float>(33, 20, ps::CgPreconditioner::jacobi, 1e-5);
 }

@@ -1,0 +1,293 @@
+// Poisson solves over MPI ranks. Each rank holds its block plus a ring
+// (distributed/grid_decomposition.hpp); LocalGrid does what every method
+// needs on it: halo exchanges and norms summed across ranks in rank order.
+//
+// jacobi: each sweep first updates the block's edge points, starts their
+// exchange, updates the rest of the block while the halos travel, then
+// writes the neighbours' edges into the ring.
+// cg: the plain (or diagonally preconditioned) iteration, matrix-free; the
+// search direction's halo is exchanged before each operator application,
+// the two dot products a step are summed across ranks in rank order.
+#include "solvers/poisson/distributed.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "core/errors.hpp"
+#include "distributed/halo_exchange.hpp"
+#include "distributed/mpi_session.hpp"
+#include "solvers/poisson/cg_kernels.hpp"
+#include "solvers/poisson/check_schedule.hpp"
+#include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/stencil.hpp"
+
+namespace portasolve::poisson {
+
+namespace {
+
+// (B - L X0)^2 over the block, X0 the grid's boundary with a zero interior:
+// of the ring, only the sides that are the grid's edge hold boundary values;
+// the sides facing other ranks are interior points, zero in X0.
+template <class T, class Sum>
+struct LocalZeroInteriorResidualSquared {
+  View2D<const T> x, rhs;
+  bool north_edge, south_edge, west_edge, east_edge;
+
+  KOKKOS_INLINE_FUNCTION Sum x0(const std::int64_t i, const std::int64_t j) const {
+    const std::int64_t last_row = x.extent(0) - 1, last_col = x.extent(1) - 1;
+    const bool boundary = (i == 0 && north_edge) || (i == last_row && south_edge) || (j == 0 && west_edge) ||
+                          (j == last_col && east_edge);
+    return boundary ? Sum(x(i, j)) : Sum(0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j, Sum& sum) const {
+    const Sum r = Sum(rhs(i, j)) - (x0(i - 1, j) + x0(i + 1, j) + x0(i, j - 1) + x0(i, j + 1));
+    sum += r * r;
+  }
+};
+
+// sum a b over the block's own points, in Sum.
+template <class T, class Sum>
+struct BlockDot {
+  View2D<const T> a, b;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j, Sum& sum) const {
+    sum += Sum(a(i, j)) * Sum(b(i, j));
+  }
+};
+
+// CG's vector updates on the block's own points; the ring is left alone
+// (boundary values, or halos the next exchange refreshes).
+struct AdvanceTag {};       // x += alpha p, r -= alpha q
+struct PreconditionTag {};  // z = r / 4 (the operator's diagonal)
+struct DirectionTag {};     // p = z + beta p
+template <class T>
+struct CgBlockUpdate {
+  View2D<T> x, r, p, z;
+  View2D<const T> q;
+  T alpha, beta;
+  KOKKOS_INLINE_FUNCTION void operator()(AdvanceTag, const std::int64_t i, const std::int64_t j) const {
+    x(i, j) += alpha * p(i, j);
+    r(i, j) -= alpha * q(i, j);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(PreconditionTag, const std::int64_t i, const std::int64_t j) const {
+    z(i, j) = r(i, j) * T(0.25);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(DirectionTag, const std::int64_t i, const std::int64_t j) const {
+    p(i, j) = z(i, j) + beta * p(i, j);
+  }
+};
+
+// A tagged functor as for_interior's (i, j) callable.
+template <class Tag, class Functor>
+struct Tagged {
+  Functor functor;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const { functor(Tag{}, i, j); }
+};
+
+template <class T>
+class LocalGrid {
+ public:
+  using Sum = typename Accumulator<T>::type;
+
+  LocalGrid(const distributed::GridDecomposition& grid, const View2D<T>& rhs)
+      : grid_(grid),
+        rhs_(rhs),
+        halo_(grid, 1),
+        rows_(static_cast<int>(grid.rows_owned().count)),
+        cols_(static_cast<int>(grid.cols_owned().count)) {}
+
+  double global_sum(Sum local) const { return distributed::ordered_sum(static_cast<double>(local), grid_.comm()); }
+
+  double reference_norm(const View2D<T>& x) const {
+    Sum sum = 0;
+    reduce_interior<Sum>("poisson_reference_residual", x.extent(0), x.extent(1),
+                         LocalZeroInteriorResidualSquared<T, Sum>{
+                             x, rhs_, grid_.north() == MPI_PROC_NULL, grid_.south() == MPI_PROC_NULL,
+                             grid_.west() == MPI_PROC_NULL, grid_.east() == MPI_PROC_NULL},
+                         sum);
+    return std::sqrt(global_sum(sum));
+  }
+
+  // ||B - L X||_2 over the whole grid's interior; x's halo must be current.
+  double residual_norm(const View2D<T>& x) const {
+    Sum sum = 0;
+    reduce_interior<Sum>("poisson_residual", x.extent(0), x.extent(1), ResidualSquared<T, Sum>{x, rhs_}, sum);
+    return std::sqrt(global_sum(sum));
+  }
+
+  double dot(const View2D<T>& a, const View2D<T>& b) const {
+    Sum sum = 0;
+    reduce_interior<Sum>("poisson_cg_dot", a.extent(0), a.extent(1), BlockDot<T, Sum>{a, b}, sum);
+    return global_sum(sum);
+  }
+
+  void exchange(const View2D<T>& x) { halo_.exchange(x); }
+
+  // One Jacobi sweep current -> next, next's halo filled on return.
+  void jacobi_sweep(const View2D<T>& current, const View2D<T>& next, T omega, bool weighted) {
+    const JacobiSweep<T> update{current, next, rhs_, omega, weighted};
+    if (rows_ <= 2 || cols_ <= 2) {  // no inner points to overlap with
+      for_rectangle("poisson_jacobi", GridRectangle{1, 1, rows_, cols_}, update);
+      halo_.exchange(next);
+      return;
+    }
+    // The frame: the points the neighbours need.
+    for_rectangle("poisson_jacobi_edges", GridRectangle{1, 1, 1, cols_}, update);
+    for_rectangle("poisson_jacobi_edges", GridRectangle{rows_, 1, 1, cols_}, update);
+    for_rectangle("poisson_jacobi_edges", GridRectangle{2, 1, rows_ - 2, 1}, update);
+    for_rectangle("poisson_jacobi_edges", GridRectangle{2, cols_, rows_ - 2, 1}, update);
+    halo_.start(next);
+    for_rectangle("poisson_jacobi_inner", GridRectangle{2, 2, rows_ - 2, cols_ - 2}, update);
+    halo_.finish(next);
+  }
+
+  HaloStatistics statistics() const { return HaloStatistics{halo_.seconds(), halo_.exchanges(), halo_.device_aware()}; }
+  const View2D<T>& rhs() const { return rhs_; }
+
+ private:
+  const distributed::GridDecomposition& grid_;
+  View2D<T> rhs_;
+  distributed::HaloExchange<T> halo_;
+  int rows_, cols_;
+};
+
+template <class T>
+void run_jacobi(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& options, CheckSchedule& schedule) {
+  View2D<T> current = x;
+  View2D<T> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_jacobi_next"), x.extent(0), x.extent(1));
+  Kokkos::deep_copy(next, x);  // the grid's boundary, which sweeps never write
+  const T omega = static_cast<T>(options.omega);
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    for (const std::int64_t until = schedule.next_check(done); done < until; ++done) {
+      local.jacobi_sweep(current, next, omega, options.omega != 1);
+      std::swap(current, next);
+    }
+    stop = schedule.record(done, local.residual_norm(current));
+  }
+  if (current.data() != x.data()) Kokkos::deep_copy(x, current);
+}
+
+// A check restarts CG from the true residual when the recursive one has
+// fallen below half of it (as on one rank, cg.cpp).
+bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
+
+template <class T>
+void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& options, CheckSchedule& schedule) {
+  using Sum = typename LocalGrid<T>::Sum;
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  // Zero rings: on the grid's edge p must be 0 for q = A p (cg_kernels.hpp).
+  View2D<T> r("poisson_cg_r", rows, cols), p("poisson_cg_p", rows, cols), q("poisson_cg_q", rows, cols);
+  const bool jacobi = options.cg_preconditioner == CgPreconditioner::jacobi;
+  const View2D<T> z = jacobi ? View2D<T>("poisson_cg_z", rows, cols) : r;
+  CgBlockUpdate<T> update{x, r, p, z, q, T(0), T(0)};
+  const auto precondition = [&] {
+    if (jacobi) for_interior("poisson_cg_precondition", rows, cols, Tagged<PreconditionTag, CgBlockUpdate<T>>{update});
+  };
+  // r from scratch, then z and p = z; returns r r.
+  const auto replace_residual = [&] {
+    local.exchange(x);
+    Sum rr = 0;
+    reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, local.rhs(), r}, rr);
+    precondition();
+    Kokkos::deep_copy(p, z);
+    return local.global_sum(rr);
+  };
+  double rr = replace_residual();
+  double rz = jacobi ? local.dot(r, z) : rr;
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    for (const std::int64_t until = schedule.next_check(done); done < until; ++done) {
+      local.exchange(p);
+      for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
+      const double pq = local.dot(p, q);
+      if (!(pq > 0)) {  // r = 0 exactly, or rounding broke A's positivity
+        local.exchange(x);
+        schedule.stop(done, local.residual_norm(x), "breakdown");
+        return;
+      }
+      update.alpha = static_cast<T>(rz / pq);
+      for_interior("poisson_cg_advance", rows, cols, Tagged<AdvanceTag, CgBlockUpdate<T>>{update});
+      precondition();
+      const double rz_next = jacobi ? local.dot(r, z) : local.dot(r, r);
+      update.beta = static_cast<T>(rz_next / rz);
+      for_interior("poisson_cg_direction", rows, cols, Tagged<DirectionTag, CgBlockUpdate<T>>{update});
+      rz = rz_next;
+    }
+    rr = jacobi ? local.dot(r, r) : rz;
+    local.exchange(x);
+    double norm = local.residual_norm(x);
+    if (drifted(norm, rr)) {
+      rr = replace_residual();
+      rz = jacobi ? local.dot(r, z) : rr;
+      norm = std::sqrt(rr);
+    }
+    stop = schedule.record(done, norm);
+  }
+}
+
+// Relative disagreement allowed between the last check and the re-check of
+// the returned x (as solve() does on one rank).
+constexpr double recheck_agreement = 1e-3;
+
+}  // namespace
+
+template <class T>
+SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
+                              const SolverOptions& asked, const CheckCallback& on_check, HaloStatistics* halo) {
+  check(asked);
+  SolverOptions options = asked;
+  if (options.method == Method::automatic) options.method = Method::jacobi;
+  const bool cg = options.method == Method::cg || options.method == Method::cg_fused;
+  if (options.method != Method::jacobi && !cg)
+    throw OptionError("method", "Poisson over " + std::to_string(grid.size()) + " MPI ranks: method " +
+                                    name_of(options.method) + " does not run distributed yet; jacobi and cg do");
+  if (cg && options.cg_preconditioner == CgPreconditioner::multigrid)
+    throw OptionError("cg_preconditioner",
+                      "Poisson over MPI ranks: the multigrid preconditioner does not run distributed yet; none and "
+                      "jacobi do");
+  if (options.boundary != Boundary::dirichlet)
+    throw OptionError("boundary", "Poisson over MPI ranks: boundary " + name_of(options.boundary) +
+                                      " does not run distributed yet; dirichlet does");
+  const auto expect_rows = static_cast<std::size_t>(grid.rows_owned().count + 2);
+  const auto expect_cols = static_cast<std::size_t>(grid.cols_owned().count + 2);
+  if (x.extent(0) != expect_rows || x.extent(1) != expect_cols || rhs.extent(0) != expect_rows ||
+      rhs.extent(1) != expect_cols)
+    throw std::invalid_argument("Poisson over MPI ranks: rank " + std::to_string(grid.rank()) + "'s arrays are " +
+                                std::to_string(x.extent(0)) + "x" + std::to_string(x.extent(1)) + " and " +
+                                std::to_string(rhs.extent(0)) + "x" + std::to_string(rhs.extent(1)) +
+                                ", its block with ring " + std::to_string(expect_rows) + "x" +
+                                std::to_string(expect_cols));
+
+  LocalGrid<T> local(grid, rhs);
+  local.exchange(x);
+  CheckSchedule schedule(options, local.reference_norm(x), on_check);
+  if (!schedule.record(0, local.residual_norm(x))) {
+    if (cg)
+      run_cg(local, x, options, schedule);
+    else
+      run_jacobi(local, x, options, schedule);
+  }
+  SolveReport& report = schedule.report();
+  local.exchange(x);
+  const double norm = local.residual_norm(x);
+  const double relative = report.reference_norm > 0 ? norm / report.reference_norm : norm;
+  if (!std::isfinite(relative) ||
+      std::abs(relative - report.relative_residual) > recheck_agreement * std::max(relative, report.relative_residual))
+    throw SolverError("Poisson " + name_of(options.method) +
+                      " over MPI ranks: the solution's residual re-checked from scratch is " +
+                      std::to_string(relative) + ", not the " + std::to_string(report.relative_residual) +
+                      " its last check measured: the result is not trusted");
+  report.method = options.method;
+  if (halo) *halo = local.statistics();
+  return report;
+}
+
+template SolveReport solve_distributed<float>(const distributed::GridDecomposition&, const View2D<float>&,
+                                              const View2D<float>&, const SolverOptions&, const CheckCallback&,
+                                              HaloStatistics*);
+template SolveReport solve_distributed<double>(const distributed::GridDecomposition&, const View2D<double>&,
+                                               const View2D<double>&, const SolverOptions&, const CheckCallback&,
+                                               HaloStatistics*);
+
+}  // namespace portasolve::poisson
