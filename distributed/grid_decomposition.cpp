@@ -101,13 +101,13 @@ void GridDecomposition::all_gather_owned(const std::vector<double>& owned, doubl
     throw std::invalid_argument("all_gather_owned: " + std::to_string(owned.size()) + " values, the block has " +
                                 std::to_string(counts[rank_]));
   std::vector<double> all(static_cast<std::size_t>(offsets.back()) + counts.back());
-  MPI_Allgatherv(owned.data(), counts[rank_], MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
-                 cart_);
+  MPI_Allgatherv(owned.data(), counts[rank_], MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, cart_);
   for (int r = 0; r < ranks; ++r) {
     const Span rs = rows_owned_by(r), cs = cols_owned_by(r);
     const double* block = all.data() + offsets[r];
     for (std::int64_t i = 0; i < rs.count; ++i)
-      for (std::int64_t j = 0; j < cs.count; ++j) global[(rs.first + i) * cols_ + cs.first + j] = block[i * cs.count + j];
+      for (std::int64_t j = 0; j < cs.count; ++j)
+        global[(rs.first + i) * cols_ + cs.first + j] = block[i * cs.count + j];
   }
 }
 
