@@ -38,8 +38,8 @@ enum class FusedKernel { automatic, streamed, tiles, registers };
 // Separable windows, one pass per launch: tiles runs both 1-D passes in one
 // launch through team scratch (separable_tiles.hpp); two_launches runs a
 // launch per axis through a full-size image of partial sums. Both give the
-// same bits. auto: tiles on GPUs (where a tile of 8 rows fits the team
-// scratch), two launches on hosts (their vectorised row loops).
+// same bits. auto: tiles where a tile of 8 rows fits the team scratch (GPUs
+// and hosts: measured faster on both, see smooth.cpp), else two launches.
 enum class SeparableKernel { automatic, tiles, two_launches };
 
 struct SmoothingOptions {

@@ -27,18 +27,20 @@ int automatic_passes_per_launch(int radius, bool separable) {
   return !host_execution && radius == 1 && !separable ? 8 : 1;
 }
 
-// Separable windows, one pass a launch: both 1-D passes in one launch on
-// GPUs, where the two-launch path's full-size image of partial sums and its
-// strided column pass cost most (issue 25: a Gaussian of sigma 1 at 0.17 of
-// the copy bandwidth on an H100), when a tile of at least this many rows fits
-// the team scratch (wide double windows may not). Hosts keep the two
-// launches, whose loops over whole rows vectorise.
+// Separable windows, one pass a launch: both 1-D passes in one launch
+// (separable_tiles.hpp) when a tile of at least this many rows fits the team
+// scratch (wide double windows may not), else two launches. On GPUs the
+// two-launch path's full-size image of partial sums and its strided column
+// pass cost most (issue 25: a Gaussian of sigma 1 at 0.17 of the copy
+// bandwidth on an H100); on 2 loaded cores of an AMD EPYC (OpenMP, 4096^2,
+// sigma 1 and 2, float, double and uint8) the tiles took 0.3 to 0.5 of the
+// two launches' time as well.
 constexpr int least_automatic_tile_rows = 8;
 template <class Pixel>
 bool separable_in_tiles(const SmoothingOptions& options, int radius, std::int64_t rows, std::int64_t cols) {
   if (options.separable_kernel != SeparableKernel::automatic) return options.separable_kernel == SeparableKernel::tiles;
-  return !host_execution && SeparableTileLauncher<Pixel>::automatic_geometry(radius, rows, cols).tile_rows >=
-                                std::min<std::int64_t>(least_automatic_tile_rows, rows);
+  return SeparableTileLauncher<Pixel>::automatic_geometry(radius, rows, cols).tile_rows >=
+         std::min<std::int64_t>(least_automatic_tile_rows, rows);
 }
 
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised

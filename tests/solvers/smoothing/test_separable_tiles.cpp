@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
+#include "solvers/smoothing/separable_tiles.hpp"
 #include "tests/solvers/smoothing/reference.hpp"
 #include "tests/solvers/smoothing/run.hpp"
 
@@ -150,13 +151,18 @@ TEST(SmoothingSeparableTiles, RepeatedPasses) {
   }
 }
 
-// auto: tiles on GPUs, two launches on hosts; windows that are not
-// separable, or fused passes, report neither.
+// auto: tiles where a tile of 8 rows fits (every backend), else two
+// launches (double, radius 12 on a host's 32 KB of team scratch); windows that
+// are not separable, or fused passes, report neither.
 TEST(SmoothingSeparableTiles, AutomaticChoice) {
   const HostImage image = random_image(40, 50, 0, 1, 51, false);
   SmoothReport report;
   run<float>(image, gaussian_of_radius(4, BorderMode::reflect), &report);
-  EXPECT_EQ(report.separable_kernel, host_execution ? SeparableKernel::two_launches : SeparableKernel::tiles);
+  EXPECT_EQ(report.separable_kernel, SeparableKernel::tiles);
+  EXPECT_GE(report.tile_rows, 8);
+  run<double>(random_image(60, 60, 0, 1, 54, false), gaussian_of_radius(12, BorderMode::reflect), &report);
+  const bool fits = SeparableTileLauncher<double>::automatic_geometry(12, 60, 60).tile_rows >= 8;
+  EXPECT_EQ(report.separable_kernel, fits ? SeparableKernel::tiles : SeparableKernel::two_launches);
   run<float>(image, box(1, BorderMode::reflect), &report);
   EXPECT_EQ(report.separable_kernel, SeparableKernel::automatic);
   SmoothingOptions fused = gaussian_of_radius(2, BorderMode::reflect);
