@@ -32,9 +32,10 @@ int automatic_passes_per_launch(int radius, bool separable) {
 // scratch (wide double windows may not), else two launches. On GPUs the
 // two-launch path's full-size image of partial sums and its strided column
 // pass cost most (issue 25: a Gaussian of sigma 1 at 0.17 of the copy
-// bandwidth on an H100); on 2 loaded cores of an AMD EPYC (OpenMP, 4096^2,
-// sigma 1 and 2, float, double and uint8) the tiles took 0.3 to 0.5 of the
-// two launches' time as well.
+// bandwidth on an H100). On 2 loaded cores of an AMD EPYC (OpenMP, 4096^2,
+// sigma 1 and 2, float, double and uint8) the tiles took 0.3 to 0.9 of the
+// two launches' time (the driver, float: 177 against 388 ms at sigma 1, 349
+// against 388 ms at sigma 2); at 1024^2, in cache, one run had them slower.
 constexpr int least_automatic_tile_rows = 8;
 template <class Pixel>
 bool separable_in_tiles(const SmoothingOptions& options, int radius, std::int64_t rows, std::int64_t cols) {

@@ -84,7 +84,7 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
       throw OptionError("weights", "the kernel's weights are too large for exact 64-bit sums of these pixels");
     taps.total = plan.separable ? total * total : total;
     taps.scale = 1;
-    // The numerators finish() divides: |sum| <= max|pixel| * (sum |w|)^(passes),
+    // The numerators finish() divides: |sum| <= max|pixel| * (sum |w|)^(1 or 2 axes),
     // plus the bias of nearest. Below 2^62 by the bound just checked.
     const std::uint64_t weight_magnitude = static_cast<std::uint64_t>(magnitude);
     const std::uint64_t sums = static_cast<std::uint64_t>(largest_pixel) * weight_magnitude *
