@@ -45,6 +45,12 @@ void add_smoothing_schema(config::Schema& schema) {
   schema.add("smoothing.separable", Kind::Choice, "two 1-D passes: auto (gaussian, box r >= 3), yes or no")
       .choices(sm::separable_names())
       .default_value("auto");
+  schema
+      .add("smoothing.separable_kernel", Kind::Choice,
+           "separable windows, one pass a launch: tiles (both 1-D passes in one launch) or two_launches; auto: tiles "
+           "where a tile of 8 rows fits the team scratch")
+      .choices(sm::separable_kernel_names())
+      .default_value("auto");
   schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
   schema
       .add("smoothing.passes_per_launch", Kind::Integer,
@@ -107,6 +113,7 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) {
   options.constant_value = config.real("smoothing.constant_value");
   options.rounding = sm::rounding_from_name(config.string("smoothing.rounding"));
   options.separable = sm::separable_from_name(config.string("smoothing.separable"));
+  options.separable_kernel = sm::separable_kernel_from_name(config.string("smoothing.separable_kernel"));
   options.passes = config.integer("smoothing.passes");
   options.passes_per_launch = static_cast<int>(config.integer("smoothing.passes_per_launch"));
   options.fused_kernel = sm::fused_kernel_from_name(config.string("smoothing.fused_kernel"));
@@ -128,6 +135,7 @@ const OptionKeys& smoothing_option_keys() {
       {"constant_value", "smoothing.constant_value"},
       {"rounding", "smoothing.rounding"},
       {"separable", "smoothing.separable"},
+      {"separable_kernel", "smoothing.separable_kernel"},
       {"passes", "smoothing.passes"},
       {"passes_per_launch", "smoothing.passes_per_launch"},
       {"fused_kernel", "smoothing.fused_kernel"},
@@ -256,6 +264,9 @@ void run_typed(RunContext& context, const std::string& type_name) {
   out.set_attribute("launches", report.launches);
   out.set_attribute("fused_kernel",
                     report.passes_per_launch == 1 ? std::string("none") : sm::name_of(report.fused_kernel));
+  out.set_attribute("separable_kernel", report.separable_kernel == sm::SeparableKernel::automatic
+                                            ? std::string("none")
+                                            : sm::name_of(report.separable_kernel));
   out.set_attribute("tile_rows", static_cast<std::int64_t>(report.tile_rows));
   out.set_attribute("tile_cols", static_cast<std::int64_t>(report.tile_cols));
   // Each pass reads and writes the image once at best.

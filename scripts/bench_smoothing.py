@@ -8,20 +8,37 @@
      bands or tiles), for each --fused setting, against 100 separate one-pass launches
      timed in the same run;
   3. the Numba example (configs/smoothing_box3_int.yaml): 10000x10000 int32, 3x3 sum // 9,
-     borders kept.
+     borders kept;
+  4. Gaussian sigma 1 and 2 (configs/smoothing_gaussian_large.yaml, SIZE x SIZE float32, reflect), both 1-D
+     passes in one launch (separable_kernel tiles) and one launch per axis (two_launches), against the copy
+     bandwidth and against CuPy's cupyx.scipy.ndimage.gaussian_filter on an array of the same shape and type
+     (timed here with CUDA events when CuPy imports; skipped with a note otherwise; our result is compared
+     with CuPy's on a smaller image first), plus 3x3 integer box passes (exact division by multiply and
+     shift) against the copy bandwidth.
 With --numpy, NumPy slicing (nine shifted slices) is timed on this host for cases 1 and 3.
+--only gaussian runs case 4 alone (with its own copy measurement).
 
 usage: bench_smoothing.py [--bin build/openmp/bin/portasolve] [--size 16384] [--int-size 10000]
-                          [--passes 100] [--fused K:ROWS:COLS[:KERNEL] ...] [--numpy] [--out results/bench]
+                          [--passes 100] [--fused K:ROWS:COLS[:KERNEL] ...] [--numpy] [--sigmas 1 2]
+                          [--only all|gaussian] [--out results/bench]
 """
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 from portasolve_results import copy_bandwidth, print_table, run_experiment, text
+
+# The repository root: configs are found there, so the script runs from any folder (e.g. a build directory).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = os.path.join(ROOT, "configs")
+
+
+def config(name):
+    return os.path.join(CONFIGS, name)
 
 
 def numpy_box3_seconds(size, dtype, integer, repeats=3):
@@ -47,7 +64,7 @@ def fused_equals_single(binary, out_dir, k, tile_rows, tile_cols, kernel):
     for sets in ([f"smoothing.passes_per_launch={k}", f"smoothing.tile_rows={tile_rows}",
                   f"smoothing.tile_cols={tile_cols}", f"smoothing.fused_kernel={kernel}"],
                  ["smoothing.passes_per_launch=1"]):
-        with run_experiment(binary, "configs/smoothing_100_passes.yaml", os.path.join(out_dir, "smoothing_check.h5"),
+        with run_experiment(binary, config("smoothing_100_passes.yaml"), os.path.join(out_dir, "smoothing_check.h5"),
                             "image.rows=1500", "image.cols=1531", "smoothing.passes=21", "output.image=true",
                             "benchmark.baseline=none", "run.warmup=0", "run.repeats=1", *sets) as f:
             images.append(f["output/image"][()])
@@ -63,6 +80,8 @@ def smooth(binary, config, output, *sets):
             "per_launch": int(out["passes_per_launch"]),
             "tile": f"{int(out['tile_rows'])}x{int(out['tile_cols'])}",
             "fused_kernel": text(out["fused_kernel"]),
+            "radius": int(out["radius"]),
+            "separable_kernel": text(out["separable_kernel"]) if "separable_kernel" in out else "none",
             "rows": int(inp["rows"]),
             "cols": int(inp["cols"]),
             "type": text(inp["pixel_type"]),
@@ -76,6 +95,90 @@ def smooth(binary, config, output, *sets):
 
 
 
+def import_cupy():
+    """CuPy and cupyx.scipy.ndimage, or None with the reason (CuPy exists on GPU machines only)."""
+    try:
+        import cupy
+        import cupyx.scipy.ndimage
+        cupy.cuda.runtime.getDeviceCount()
+        return cupy, cupyx.scipy.ndimage, None
+    except Exception as error:  # ImportError, or no usable device / driver
+        return None, None, f"{type(error).__name__}: {error}"
+
+
+def cupy_gaussian_seconds(cupy, ndimage, size, sigma, repeats=10, warmup=2):
+    """Median seconds of cupyx.scipy.ndimage.gaussian_filter(image, sigma) (mode reflect, truncate 4: SciPy's
+    defaults, ours in configs/smoothing_gaussian_large.yaml) on a size x size float32 array, by CUDA events."""
+    image = cupy.random.default_rng(1).random((size, size), dtype=cupy.float32)
+    out = cupy.empty_like(image)
+    times = []
+    for r in range(warmup + repeats):
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        ndimage.gaussian_filter(image, sigma, output=out, mode="reflect", truncate=4.0)
+        stop.record()
+        stop.synchronize()
+        if r >= warmup:
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+    del image, out
+    cupy.get_default_memory_pool().free_all_blocks()
+    return float(np.median(times))
+
+
+def cupy_agrees(binary, out_dir, cupy, ndimage, sigma):
+    """Max |ours - CuPy| on a 1000x1031 float32 noise image (both kernels of ours), and the image's scale."""
+    worst = 0.0
+    for kernel in ("tiles", "two_launches"):
+        with run_experiment(binary, config("smoothing_gaussian_large.yaml"), os.path.join(out_dir, "gauss_check.h5"),
+                            "image.rows=1000", "image.cols=1031", f"smoothing.sigma={sigma}",
+                            f"smoothing.separable_kernel={kernel}", "output.image=true", "output.input_image=true",
+                            "run.warmup=0", "run.repeats=1") as f:
+            image, ours = f["input/image"][()], f["output/image"][()]
+        theirs = cupy.asnumpy(ndimage.gaussian_filter(cupy.asarray(image), sigma, mode="reflect", truncate=4.0))
+        worst = max(worst, float(np.max(np.abs(ours.astype(np.float64) - theirs))))
+    return worst, float(np.max(np.abs(image)))
+
+
+def gaussian_and_integer(args, copy):
+    """Case 4: the table of Gaussians (ours, both kernels, and CuPy) and integer 3x3 passes against copy."""
+    size = [f"image.rows={args.size}", f"image.cols={args.size}"]
+    cupy, ndimage, why = (None, None, "--no-cupy") if args.no_cupy else import_cupy()
+    if cupy is None:
+        print(f"CuPy not available ({why}): its column is skipped.\n")
+    rows = []
+    pass_bytes = 8 * args.size * args.size
+    for sigma in args.sigmas:
+        peer = cupy_gaussian_seconds(cupy, ndimage, args.size, sigma) if cupy is not None else None
+        agreement = ""
+        if cupy is not None:
+            worst, scale = cupy_agrees(args.bin, args.out, cupy, ndimage, sigma)
+            agreement = f"{worst:.1e} (image max {scale:.2g})"
+        for kernel in ("tiles", "two_launches"):
+            r = smooth(args.bin, config("smoothing_gaussian_large.yaml"), os.path.join(args.out, "smoothing_gauss.h5"),
+                       *size, f"smoothing.sigma={sigma}", f"smoothing.separable_kernel={kernel}")
+            if r["separable_kernel"] != kernel:
+                sys.exit(f"asked for separable_kernel {kernel}, the run reports {r['separable_kernel']}")
+            gbps = pass_bytes / r["seconds"] / 1e9
+            rows.append([f"gaussian sigma {sigma:g} (r {r['radius']})", kernel, r["tile"] if kernel == "tiles" else "-",
+                         f"{r['seconds'] * 1e3:.3f}", f"{gbps:.0f}", f"{gbps / copy:.2f}",
+                         f"{peer / r['seconds']:.2f}" if peer else "-", agreement])
+        if peer:
+            rows.append([f"gaussian sigma {sigma:g}", "CuPy gaussian_filter", "-", f"{peer * 1e3:.3f}",
+                         f"{pass_bytes / peer / 1e9:.0f}", f"{pass_bytes / peer / 1e9 / copy:.2f}", "1.00", ""])
+    for pixel_type, nbytes, border, rounding in (("int32", 4, "keep", "floor"), ("int32", 4, "reflect", "nearest"),
+                                                 ("uint16", 2, "reflect", "nearest"), ("uint8", 1, "reflect", "floor")):
+        r = smooth(args.bin, config("smoothing_box3_int.yaml"), os.path.join(args.out, "smoothing_int3.h5"), *size,
+                   f"image.pixel_type={pixel_type}", f"smoothing.border={border}", f"smoothing.rounding={rounding}",
+                   "output.image=false")
+        gbps = 2 * nbytes * args.size * args.size / r["seconds"] / 1e9
+        rows.append([f"box 3x3 {pixel_type}, {rounding}, border {border}", "2-D", "-", f"{r['seconds'] * 1e3:.3f}",
+                     f"{gbps:.0f}", f"{gbps / copy:.2f}", "-", ""])
+    print(f"Gaussian and integer smoothing, one pass, {args.size}x{args.size}, {r['space']} on {r['device']}; "
+          f"STREAM copy (float) in the same run: {copy:.0f} GB/s. Effective bandwidth = (read + write of the image) "
+          f"/ time; / CuPy = CuPy's time / ours; max abs(ours - CuPy) on a 1000x1031 float32 image.\n")
+    print_table(["case", "kernel", "tile", "ms", "effective GB/s", "/ copy", "/ CuPy", "max abs(ours - CuPy)"], rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", default="build/openmp/bin/portasolve")
@@ -85,18 +188,27 @@ def main():
     parser.add_argument("--fused", nargs="+", default=["0:0:0"],
                         help="fused settings K:ROWS:COLS[:KERNEL] (0: automatic; KERNEL auto|registers|streamed|tiles)")
     parser.add_argument("--numpy", action="store_true", help="time NumPy slicing on this host")
+    parser.add_argument("--sigmas", type=float, nargs="+", default=[1.0, 2.0], help="Gaussians of case 4")
+    parser.add_argument("--no-cupy", action="store_true", help="case 4 without the CuPy peer")
+    parser.add_argument("--only", choices=["all", "gaussian"], default="all", help="gaussian: case 4 alone")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()
+    # Paths as given, then the repository root as working folder (portasolve_results' configs/stream.yaml).
+    args.bin, args.out = os.path.abspath(args.bin), os.path.abspath(args.out)
+    os.chdir(ROOT)
     os.makedirs(args.out, exist_ok=True)
     size = [f"image.rows={args.size}", f"image.cols={args.size}"]
 
     # 1. One pass against the copy bandwidth.
     copy = copy_bandwidth(args.bin, os.path.join(args.out, "smoothing_stream.h5"), args.size * args.size)
+    if args.only == "gaussian":
+        gaussian_and_integer(args, copy)
+        return
     rows = []
     pass_bytes = 8 * args.size * args.size
     for name, extra in (("box 3x3", []), ("box 3x3, border keep", ["smoothing.border=keep"]),
                         ("gaussian sigma 1 (r 4, separable)", ["smoothing.kernel=gaussian", "smoothing.sigma=1"])):
-        r = smooth(args.bin, "configs/smoothing_box3_large.yaml", os.path.join(args.out, "smoothing_one.h5"), *size,
+        r = smooth(args.bin, config("smoothing_box3_large.yaml"), os.path.join(args.out, "smoothing_one.h5"), *size,
                    *extra)
         rows.append([name, f"{r['seconds'] * 1e3:.3f}", f"{pass_bytes / r['seconds'] / 1e9:.0f}",
                      f"{pass_bytes / r['seconds'] / 1e9 / copy:.2f}"])
@@ -115,7 +227,7 @@ def main():
     for n, setting in enumerate(args.fused):
         k, tile_rows, tile_cols, *kernel = setting.split(":")
         extra = ["benchmark.baseline=separate_launches"] if n == 0 else ["benchmark.baseline=none"]
-        r = smooth(args.bin, "configs/smoothing_100_passes.yaml", os.path.join(args.out, "smoothing_passes.h5"),
+        r = smooth(args.bin, config("smoothing_100_passes.yaml"), os.path.join(args.out, "smoothing_passes.h5"),
                    *size, f"smoothing.passes={args.passes}", f"smoothing.passes_per_launch={k}",
                    f"smoothing.tile_rows={tile_rows}", f"smoothing.tile_cols={tile_cols}",
                    f"smoothing.fused_kernel={kernel[0] if kernel else 'auto'}", *extra)
@@ -132,7 +244,7 @@ def main():
                  "= separate passes (1500x1531, 21 passes)"], rows)
 
     # 3. The Numba example.
-    r = smooth(args.bin, "configs/smoothing_box3_int.yaml", os.path.join(args.out, "smoothing_int.h5"),
+    r = smooth(args.bin, config("smoothing_box3_int.yaml"), os.path.join(args.out, "smoothing_int.h5"),
                f"image.rows={args.int_size}", f"image.cols={args.int_size}")
     int_bytes = 8 * args.int_size * args.int_size
     line = (f"Numba example, {args.int_size}x{args.int_size} int32, 3x3 sum // 9, border keep: "
@@ -141,6 +253,9 @@ def main():
         seconds = numpy_box3_seconds(args.int_size, np.int32, True)
         line += f"; NumPy slicing {seconds * 1e3:.1f} ms ({seconds / r['seconds']:.1f}x the time of ours)"
     print(line + "\n")
+
+    # 4. Gaussians in one launch against two, the copy bandwidth and CuPy; integer passes against copy.
+    gaussian_and_integer(args, copy)
 
 
 if __name__ == "__main__":

@@ -88,6 +88,8 @@ runs=(
   "smooth_box_int|smoothing_box3_int|--set image.rows=300 --set image.cols=500 --set run.warmup=0 --set run.repeats=1"
   "smooth_gauss_u8|smoothing_gaussian|--set image.rows=200 --set image.cols=300 --set output.pgm=\"\""
   "smooth_gauss_sep|smoothing_gaussian|--set image.rows=200 --set image.cols=300 --set output.pgm=\"\" --set image.pixel_type=float --set smoothing.separable=yes --set smoothing.passes=3"
+  "smooth_gauss_two|smoothing_gaussian|--set image.rows=200 --set image.cols=300 --set output.pgm=\"\" --set image.pixel_type=float --set smoothing.separable_kernel=two_launches --set smoothing.passes=2"
+  "smooth_gauss_tiles_wrap|smoothing_gaussian|--set image.rows=37 --set image.cols=301 --set output.pgm=\"\" --set image.pixel_type=uint16 --set smoothing.sigma=3 --set smoothing.border=wrap --set smoothing.separable_kernel=tiles --set smoothing.tile_rows=5 --set smoothing.tile_cols=40"
   "ls_direct|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=direct --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "ls_tiled|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=tiled --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "ls_recurrence|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=recurrence --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"

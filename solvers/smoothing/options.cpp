@@ -42,6 +42,10 @@ const std::vector<std::string>& fused_kernel_names() {
   static const std::vector<std::string> names{"auto", "streamed", "tiles", "registers"};
   return names;
 }
+const std::vector<std::string>& separable_kernel_names() {
+  static const std::vector<std::string> names{"auto", "tiles", "two_launches"};
+  return names;
+}
 KernelKind kernel_from_name(const std::string& name) {
   return enum_from_name<KernelKind>(kernel_names(), name, "smoothing kernel");
 }
@@ -57,10 +61,14 @@ Separable separable_from_name(const std::string& name) {
 FusedKernel fused_kernel_from_name(const std::string& name) {
   return enum_from_name<FusedKernel>(fused_kernel_names(), name, "smoothing fused kernel");
 }
+SeparableKernel separable_kernel_from_name(const std::string& name) {
+  return enum_from_name<SeparableKernel>(separable_kernel_names(), name, "smoothing separable kernel");
+}
 std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
 std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }
 std::string name_of(Rounding rounding) { return rounding_names()[static_cast<std::size_t>(rounding)]; }
 std::string name_of(FusedKernel kernel) { return fused_kernel_names()[static_cast<std::size_t>(kernel)]; }
+std::string name_of(SeparableKernel kernel) { return separable_kernel_names()[static_cast<std::size_t>(kernel)]; }
 
 int kernel_radius(const SmoothingOptions& options) {
   switch (options.kernel) {

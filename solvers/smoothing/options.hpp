@@ -35,6 +35,13 @@ enum class Separable { automatic, yes, no };
 // these that applies.
 enum class FusedKernel { automatic, streamed, tiles, registers };
 
+// Separable windows, one pass per launch: tiles runs both 1-D passes in one
+// launch through team scratch (separable_tiles.hpp); two_launches runs a
+// launch per axis through a full-size image of partial sums. Both give the
+// same bits. auto: tiles where a tile of 8 rows fits the team scratch (GPUs
+// and hosts: measured faster on both, see smooth.cpp), else two launches.
+enum class SeparableKernel { automatic, tiles, two_launches };
+
 struct SmoothingOptions {
   KernelKind kernel = KernelKind::box;
   int radius = 1;                  // box
@@ -50,29 +57,34 @@ struct SmoothingOptions {
   // every pass on its own; 0 chooses (GPUs: 8 for 3x3 windows, else 1; see smooth.cpp).
   int passes_per_launch = 0;
   FusedKernel fused_kernel = FusedKernel::automatic;
-  // Fused launches: the pixels each team writes (streamed: rows of a strip,
-  // columns of a band); 0 = automatic (tiles: the largest square that fits
-  // the backend's team scratch).
+  SeparableKernel separable_kernel = SeparableKernel::automatic;
+  // Fused launches and separable tiles: the pixels each team writes
+  // (streamed: rows of a strip, columns of a band); 0 = automatic (fused
+  // tiles: the largest square that fits the backend's team scratch;
+  // separable tiles: 64 columns, as many rows as fit).
   int tile_rows = 0, tile_cols = 0;
   // Single 2-D passes of radius 1 on GPUs: rows each thread walks down its
   // column (1: a thread per pixel); 0 = 16.
   int strip_rows = 0;
 };
 
-const std::vector<std::string>& kernel_names();        // box, weighted, gaussian
-const std::vector<std::string>& border_names();        // keep, nearest, reflect, mirror, wrap, constant
-const std::vector<std::string>& rounding_names();      // floor, nearest
-const std::vector<std::string>& separable_names();     // auto, yes, no
-const std::vector<std::string>& fused_kernel_names();  // auto, streamed, tiles, registers
+const std::vector<std::string>& kernel_names();            // box, weighted, gaussian
+const std::vector<std::string>& border_names();            // keep, nearest, reflect, mirror, wrap, constant
+const std::vector<std::string>& rounding_names();          // floor, nearest
+const std::vector<std::string>& separable_names();         // auto, yes, no
+const std::vector<std::string>& fused_kernel_names();      // auto, streamed, tiles, registers
+const std::vector<std::string>& separable_kernel_names();  // auto, tiles, two_launches
 KernelKind kernel_from_name(const std::string& name);
 BorderMode border_from_name(const std::string& name);
 Rounding rounding_from_name(const std::string& name);
 Separable separable_from_name(const std::string& name);
 FusedKernel fused_kernel_from_name(const std::string& name);
+SeparableKernel separable_kernel_from_name(const std::string& name);
 std::string name_of(KernelKind kernel);
 std::string name_of(BorderMode border);
 std::string name_of(Rounding rounding);
 std::string name_of(FusedKernel kernel);
+std::string name_of(SeparableKernel kernel);
 
 // The kernel's radius r (box: radius; weighted: (size-1)/2; gaussian:
 // round(truncate * sigma)).

@@ -9,6 +9,7 @@
 #include "core/grid_range.hpp"
 #include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/register_bands.hpp"
+#include "solvers/smoothing/separable_tiles.hpp"
 #include "solvers/smoothing/single_pass.hpp"
 #include "solvers/smoothing/taps.hpp"
 
@@ -24,6 +25,23 @@ namespace {
 // (their caches already hold a pass's rows).
 int automatic_passes_per_launch(int radius, bool separable) {
   return !host_execution && radius == 1 && !separable ? 8 : 1;
+}
+
+// Separable windows, one pass a launch: both 1-D passes in one launch
+// (separable_tiles.hpp) when a tile of at least this many rows fits the team
+// scratch (wide double windows may not), else two launches. On GPUs the
+// two-launch path's full-size image of partial sums and its strided column
+// pass cost most (issue 25: a Gaussian of sigma 1 at 0.17 of the copy
+// bandwidth on an H100). On 2 loaded cores of an AMD EPYC (OpenMP, 4096^2,
+// sigma 1 and 2, float, double and uint8) the tiles took 0.3 to 0.9 of the
+// two launches' time (the driver, float: 177 against 388 ms at sigma 1, 349
+// against 388 ms at sigma 2); at 1024^2, in cache, one run had them slower.
+constexpr int least_automatic_tile_rows = 8;
+template <class Pixel>
+bool separable_in_tiles(const SmoothingOptions& options, int radius, std::int64_t rows, std::int64_t cols) {
+  if (options.separable_kernel != SeparableKernel::automatic) return options.separable_kernel == SeparableKernel::tiles;
+  return SeparableTileLauncher<Pixel>::automatic_geometry(radius, rows, cols).tile_rows >=
+         std::min<std::int64_t>(least_automatic_tile_rows, rows);
 }
 
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
@@ -61,9 +79,22 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   }
   using Sum = typename DeviceTaps<Pixel>::Sum;
   View2D<Sum> partial;
-  if (plan.separable && k == 1)
-    partial =
-        View2D<Sum>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_partial")), rows, cols);
+  std::optional<SeparableTileLauncher<Pixel>> separable_tiles;
+  if (plan.separable && k == 1) {
+    if (separable_in_tiles<Pixel>(options, plan.radius, rows, cols)) {
+      SeparableTiles<Pixel> kernel;
+      kernel.taps = taps;
+      kernel.border = border;
+      separable_tiles.emplace(kernel, plan.radius, rows, cols, options.tile_rows, options.tile_cols);
+      report.separable_kernel = SeparableKernel::tiles;
+      report.tile_rows = separable_tiles->geometry().tile_rows;
+      report.tile_cols = separable_tiles->geometry().tile_cols;
+    } else {
+      partial =
+          View2D<Sum>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_partial")), rows, cols);
+      report.separable_kernel = SeparableKernel::two_launches;
+    }
+  }
   View2D<Pixel> spare;
   if (report.launches > 1)
     spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
@@ -141,6 +172,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
       streamed->launch(from, to, passes);
     } else if (fused) {
       fused->launch(from, to, passes);
+    } else if (separable_tiles) {
+      separable_tiles->launch(from, to);
     } else if (plan.separable) {
       const SmoothSeparable<Pixel> kernel{from, partial, to, taps, border};
       if constexpr (host_execution) {

@@ -17,7 +17,9 @@ struct SmoothReport {
   bool separable = false;
   int passes_per_launch = 1;                          // > 1: fused in team scratch
   FusedKernel fused_kernel = FusedKernel::automatic;  // fused launches: the kernel (automatic: none)
-  int tile_rows = 0, tile_cols = 0;                   // fused launches: pixels a team writes
+  // Separable windows, one pass a launch: tiles or two_launches (automatic: not separable, or fused).
+  SeparableKernel separable_kernel = SeparableKernel::automatic;
+  int tile_rows = 0, tile_cols = 0;  // fused launches and separable tiles: pixels a team writes
 };
 
 // Called on the host after each launch with the passes done so far (the

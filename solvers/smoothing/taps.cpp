@@ -84,6 +84,14 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
       throw OptionError("weights", "the kernel's weights are too large for exact 64-bit sums of these pixels");
     taps.total = plan.separable ? total * total : total;
     taps.scale = 1;
+    // The numerators finish() divides: |sum| <= max|pixel| * (sum |w|)^(1 or 2 axes),
+    // plus the bias of nearest. Below 2^62 by the bound just checked.
+    const std::uint64_t weight_magnitude = static_cast<std::uint64_t>(magnitude);
+    const std::uint64_t sums = static_cast<std::uint64_t>(largest_pixel) * weight_magnitude *
+                               (plan.separable ? weight_magnitude : std::uint64_t(1));
+    taps.bias = rounding == Rounding::nearest ? taps.total / 2 : 0;
+    taps.divisor = ExactDivisor::make(static_cast<std::uint64_t>(taps.total),
+                                      bit_width(sums + static_cast<std::uint64_t>(taps.bias)));
   } else {
     const bool box = all_integers(plan.weights, 1) && sum == static_cast<double>(plan.weights.size());
     for (std::size_t k = 0; k < typed.size(); ++k) typed[k] = static_cast<Weight>(box ? 1.0 : plan.weights[k] / sum);

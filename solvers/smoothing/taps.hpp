@@ -7,8 +7,10 @@
 // Integer pixels: integer weights (box: 1; a weights matrix of integers: as
 // given; otherwise the normalised weights in the finest units whose sums fit
 // 64 bits for the type's range (taps.cpp: uint8 2^-50 in 2-D, 2^-25 per axis;
-// int32 2^-26, 2^-13), rounded), sums in 64 bits, exact, and one division by
-// the weights' total per pixel. A constant image therefore stays exactly constant.
+// int32 2^-26, 2^-13), rounded), sums in 64 bits, exact, and one exact division
+// by the weights' total per pixel, done as a multiply and a shift by a constant
+// made on the host (exact_division.hpp). A constant image therefore stays
+// exactly constant.
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -16,6 +18,7 @@
 
 #include "core/spaces.hpp"
 #include "core/unroll.hpp"
+#include "solvers/smoothing/exact_division.hpp"
 #include "solvers/smoothing/options.hpp"
 
 namespace portasolve::smoothing {
@@ -66,9 +69,14 @@ struct DeviceTaps {
   View1D<const Weight> weights;
   bool all_inline = true;
   int radius = 0;
-  int side = 1;      // 2r+1
-  Sum total = 1;     // integers: the divisor of a finished pixel
-  Weight scale = 1;  // floating point: applied at the end of every 1-D or 2-D pass
+  int side = 1;   // 2r+1
+  Sum total = 1;  // integers: the divisor of a finished pixel
+  // Integers: floor((sum + bias) / total), bias 0 (floor) or floor(total / 2)
+  // (nearest, halves up: floor(sum / total + 1/2) = floor((sum + floor(total / 2)) / total)
+  // for integers), the division exact for every sum the pixels and weights allow.
+  Sum bias = 0;
+  ExactDivisor divisor;  // by total
+  Weight scale = 1;      // floating point: applied at the end of every 1-D or 2-D pass
   Rounding rounding = Rounding::nearest;
 
   bool unit_weights = false;  // all weights 1 (boxes): sums of pixels, no products
@@ -119,11 +127,7 @@ struct DeviceTaps {
 
   KOKKOS_INLINE_FUNCTION Pixel finish(const Sum sum) const {
     if constexpr (PixelArithmetic<Pixel>::integer) {
-      // Floor division of sum (any sign) by total > 0; nearest = floor((2 sum + total) / (2 total)).
-      const Sum numerator = rounding == Rounding::floor ? sum : 2 * sum + total;
-      const Sum denominator = rounding == Rounding::floor ? total : 2 * total;
-      Sum quotient = numerator / denominator;
-      if ((numerator % denominator != 0) && (numerator < 0)) --quotient;
+      const Sum quotient = divisor.floor_divide(sum + bias);
       constexpr Sum lowest = static_cast<Sum>(IntegerRange<Pixel>::lowest);
       constexpr Sum highest = static_cast<Sum>(IntegerRange<Pixel>::highest);
       return static_cast<Pixel>(quotient < lowest ? lowest : (quotient > highest ? highest : quotient));

@@ -64,7 +64,9 @@ TEST(SmoothingOptions, BadPassesAndExtentsAreRefused) {
 TEST(SmoothingOptions, NamesRoundTrip) {
   for (const auto& name : border_names()) EXPECT_EQ(name_of(border_from_name(name)), name);
   for (const auto& name : kernel_names()) EXPECT_EQ(name_of(kernel_from_name(name)), name);
+  for (const auto& name : separable_kernel_names()) EXPECT_EQ(name_of(separable_kernel_from_name(name)), name);
   EXPECT_THROW(border_from_name("periodic"), std::invalid_argument);
+  EXPECT_THROW(separable_kernel_from_name("one_launch"), std::invalid_argument);
 }
 
 }  // namespace
