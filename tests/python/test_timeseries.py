@@ -155,7 +155,7 @@ def test_false_alarm_probability_equals_astropy(rng, normalization, method, with
     assert np.isscalar(float(ours.false_alarm_probability(heights[0], method=method)))
 
 
-@pytest.mark.parametrize("normalization", ["standard", "psd"])
+@pytest.mark.parametrize("normalization", NORMALIZATIONS)
 @pytest.mark.parametrize("method", ["baluev", "naive"])
 def test_false_alarm_level(rng, normalization, method):
     t, y, dy = light_curve(rng, n=60)
@@ -244,3 +244,36 @@ def test_units_are_a_type_error(rng):
         LombScargle(t, y, dy * u.mag)
     with pytest.raises(TypeError, match="Quantity"):
         LombScargle(t, y).power(np.linspace(0.1, 1, 5) / u.day)
+
+
+def test_registered_method_with_units_and_the_function_form(rng):
+    """astropy strips units and Time before calling a method: register() serves Quantities too."""
+    import astropy.units as u
+    from astropy.timeseries.periodograms.lombscargle.implementations import lombscargle
+    t, y, _ = light_curve(rng, n=80)
+    frequency = np.linspace(0.05, 1.5, 200)
+    portasolve.astropy.register()
+    try:
+        ls = AstropyLombScargle(t * u.day, y * u.mag, 0.3 * u.mag, normalization="psd")
+        power = ls.power(frequency / u.day, method="portasolve")
+        expected = ls.power(frequency / u.day, method="cython")
+        assert power.unit == expected.unit
+        assert_close(power.value, expected.value, 1e-10)
+        direct = lombscargle(t, y, 0.3, frequency=frequency, method="portasolve", fit_mean=False)
+        assert_close(direct, lombscargle(t, y, 0.3, frequency=frequency, method="cython", fit_mean=False), 1e-10)
+        with pytest.raises(ValueError, match="nterms"):
+            lombscargle(t, y, frequency=frequency, method="portasolve", nterms=2)
+    finally:
+        portasolve.astropy.unregister()
+
+
+@pytest.mark.parametrize("normalization", NORMALIZATIONS)
+@pytest.mark.parametrize("fit_mean, center_data", [(True, True), (False, False)])
+def test_distribution_equals_astropy(rng, normalization, fit_mean, center_data):
+    t, y, dy = light_curve(rng, n=40)
+    z = np.array([0.01, 0.1, 0.3])
+    ours = LombScargle(t, y, dy, fit_mean=fit_mean, center_data=center_data, normalization=normalization)
+    theirs = AstropyLombScargle(t, y, dy, fit_mean=fit_mean, center_data=center_data, normalization=normalization)
+    for cumulative in (False, True):
+        np.testing.assert_allclose(ours.distribution(z, cumulative), theirs.distribution(z, cumulative),
+                                   rtol=1e-12)
