@@ -57,7 +57,7 @@ class LombScargle:
     run in one call to the library, which keeps every series at its own
     length (no padding). fit_mean, center_data, normalization ("standard",
     "model", "log", "psd"): astropy's. The power is float32 (sums in float32)
-    when y, and dy if given, are float32; float64 otherwise. Units (astropy
+    when y, and dy if it is an array, are float32; float64 otherwise. Units (astropy
     Quantity, Time) are a TypeError; NaN or infinite values, dy <= 0 and
     mismatched shapes a ValueError.
     """
@@ -124,8 +124,10 @@ class LombScargle:
             ts = [t_array] * len(ys) if t_array.ndim == 1 else list(t_array.reshape(rows.shape))
             dys = [None] * len(ys) if dy_array is None else list(dy_array.reshape(rows.shape))
             self._shape = y_array.shape
-        self._single = all(item.dtype == np.float32 for item in ys) and all(
-            item is None or item.dtype == np.float32 for item in dys)
+        # float32 sums when y is float32 and dy, unless None or one number, is too
+        scalar_dy = dy is not None and not _is_list_of_series(dy) and np.ndim(dy) == 0
+        self._single = all(item.dtype == np.float32 for item in ys) and (
+            scalar_dy or all(item is None or item.dtype == np.float32 for item in dys))
         self._t = [np.ascontiguousarray(item, dtype=np.float64) for item in ts]
         self._y = [np.ascontiguousarray(item, dtype=np.float64) for item in ys]
         self._dy = None if dys[0] is None else [np.ascontiguousarray(item, dtype=np.float64) for item in dys]

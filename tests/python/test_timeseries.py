@@ -72,6 +72,9 @@ def test_float32(rng, normalization):
     power = LombScargle(t, y, dy, normalization=normalization).power(frequency)
     assert power.dtype == np.float32
     assert_close(power, expected, 1e-4)
+    power = LombScargle(t, y, np.float64(0.5), normalization=normalization).power(frequency)
+    assert power.dtype == np.float32
+    assert_close(power, reference(t, y, 0.5, frequency, normalization=normalization), 1e-4)
 
 
 def test_scalar_dy_and_frequency_shape(rng):
