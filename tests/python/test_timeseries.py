@@ -179,6 +179,12 @@ def test_false_alarm_probability_of_a_batch(rng):
     for s, (t, y, dy) in enumerate(series):
         np.testing.assert_allclose(fap[s], AstropyLombScargle(t, y, dy).false_alarm_probability(heights[s]),
                                    rtol=1e-10)
+    ragged = ls.false_alarm_probability([heights[0], heights[1, :1]], method="naive")
+    assert isinstance(ragged, list) and ragged[1].shape == (1,)
+    np.testing.assert_allclose(ragged[1], AstropyLombScargle(*series[1]).false_alarm_probability(
+        heights[1, :1], method="naive"), rtol=1e-10)
+    level = ls.false_alarm_level(np.array([[0.1], [0.01]]))
+    np.testing.assert_allclose(ls.false_alarm_probability(level), [[0.1], [0.01]], rtol=1e-9)
 
 
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
