@@ -3,6 +3,8 @@
     import portasolve
     portasolve.info()                                  # backend, device, versions
     portasolve.signal.lombscargle(x, y, freqs)         # scipy.signal.lombscargle
+    portasolve.timeseries.LombScargle(t, y, dy).power(f)  # astropy.timeseries.LombScargle
+    portasolve.astropy.register()                      # astropy's LombScargle(...).power(f, method="portasolve")
     portasolve.ndimage.uniform_filter(img, 5)          # scipy.ndimage.uniform_filter
     portasolve.ndimage.gaussian_filter(img, 2.0)       # scipy.ndimage.gaussian_filter
     portasolve.ndimage.correlate(img, weights)         # scipy.ndimage.correlate (positive sums)
@@ -16,10 +18,10 @@ OMP_PLACES=threads before importing for the fastest solves).
 import atexit as _atexit
 
 from . import _portasolve
-from . import ndimage, poisson, signal
+from . import astropy, ndimage, poisson, signal, timeseries
 
 __version__ = _portasolve.__version__
-__all__ = ["info", "ndimage", "poisson", "signal", "__version__"]
+__all__ = ["astropy", "info", "ndimage", "poisson", "signal", "timeseries", "__version__"]
 
 _atexit.register(_portasolve.finalize)
 

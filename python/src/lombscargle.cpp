@@ -1,10 +1,14 @@
-// portasolve.signal.lombscargle: the classic (SciPy) periodogram.
+// portasolve.signal.lombscargle: the classic (SciPy) periodogram;
+// portasolve.timeseries.LombScargle: the generalized (astropy) one and its
+// false-alarm probability.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::python {
@@ -49,6 +53,85 @@ Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, con
   return power;
 }
 
+// A batch of series at ordinary frequencies (astropy's generalized form): the
+// series laid end to end in t, y and dy (dy empty: no uncertainties), series
+// s at [offsets[s], offsets[s + 1]), so ragged batches need no padding. T is
+// the precision of the sums and the result (t and the frequencies stay
+// double). uniform: the frequencies are evenly spaced, and the grid is
+// rebuilt from its ends so the recurrence and NUFFT algorithms apply.
+template <class T>
+Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y, const Array<double>& dy,
+                                 const py::array_t<std::int64_t, py::array::c_style>& offsets,
+                                 const Array<double>& frequency, bool fit_mean, bool center_data,
+                                 const std::string& normalization, const std::string& algorithm, bool uniform,
+                                 double nufft_tolerance) {
+  ensure_kokkos();
+  require_shape(t, "t", 1);
+  require_shape(y, "y", 1);
+  require_shape(dy, "dy", 1);
+  require_shape(offsets, "offsets", 1);
+  require_shape(frequency, "frequency", 1);
+  const py::ssize_t total = t.size();
+  if (y.size() != total || (dy.size() != 0 && dy.size() != total))
+    throw py::value_error("t, y and dy (when given) must have the same length");
+  if (offsets.size() < 2) throw py::value_error("offsets must hold at least two entries (one series)");
+  const std::int64_t* offset = offsets.data();
+  const auto series_count = static_cast<std::size_t>(offsets.size() - 1);
+  if (offset[0] != 0 || offset[series_count] != total)
+    throw py::value_error("offsets must start at 0 and end at the length of t");
+  for (std::size_t s = 0; s < series_count; ++s)
+    if (offset[s + 1] < offset[s]) throw py::value_error("offsets must not decrease");
+  ls::Options options;
+  options.form = ls::Form::generalized;
+  options.fit_mean = fit_mean;
+  options.center_data = center_data;
+  options.normalization = ls::normalization_from_name(normalization);
+  options.algorithm = ls::algorithm_from_name(algorithm);
+  options.nufft_tolerance = nufft_tolerance;
+  const std::vector<double> values = to_vector(frequency, "frequency");
+  const double* t_data = t.data();
+  const double* y_data = y.data();
+  const double* dy_data = dy.size() != 0 ? dy.data() : nullptr;
+
+  Array<T> power = new_array<T>(static_cast<py::ssize_t>(series_count), static_cast<py::ssize_t>(values.size()));
+  const HostArray2D<T> out = write_view(power, "power");
+  {
+    py::gil_scoped_release release;
+    std::vector<ls::Series> batch(series_count);
+    for (std::size_t s = 0; s < series_count; ++s) {
+      const std::int64_t begin = offset[s], end = offset[s + 1];
+      batch[s].t.assign(t_data + begin, t_data + end);
+      batch[s].y.assign(y_data + begin, y_data + end);
+      if (dy_data != nullptr) batch[s].dy.assign(dy_data + begin, dy_data + end);
+    }
+    ls::check_frequencies(values);
+    const ls::FrequencyGrid grid = uniform ? ls::uniform_grid(values.front(), values.back(), values.size(), false)
+                                           : ls::explicit_grid(values, /*angular=*/false);
+    ls::Periodogram<T> periodogram(batch, grid, options);
+    periodogram.compute();
+    to_host(periodogram.power(), out);
+  }
+  return power;
+}
+
+// The false-alarm probability of each standard-normalized peak height in
+// `power` for one series (t, dy; dy empty: none) searched up to
+// maximum_frequency, as astropy's baluev or naive method gives it.
+Array<double> lombscargle_fap(const Array<double>& power, const Array<double>& t, const Array<double>& dy,
+                              double maximum_frequency, const std::string& method) {
+  const std::vector<double> heights = to_vector(power, "power");
+  const std::vector<double> times = to_vector(t, "t");
+  const std::vector<double> errors = to_vector(dy, "dy");
+  if (!errors.empty() && errors.size() != times.size()) throw py::value_error("dy must have the length of t");
+  const ls::FapMethod fap_method = ls::fap_method_from_name(method);
+  const ls::FapContext context = ls::fap_context(times, errors, maximum_frequency);
+  Array<double> result(static_cast<py::ssize_t>(heights.size()));
+  double* out = result.mutable_data();
+  for (std::size_t k = 0; k < heights.size(); ++k)
+    out[k] = ls::false_alarm_probability(heights[k], context, fap_method);
+  return result;
+}
+
 }  // namespace
 
 void bind_lombscargle(py::module_& module) {
@@ -62,6 +145,23 @@ void bind_lombscargle(py::module_& module) {
   module.def("lombscargle_classic_float32", &lombscargle_classic<float>, doc, py::arg("x"), py::arg("y"),
              py::arg("freqs"), py::arg("precenter"), py::arg("normalize"), py::arg("algorithm") = "auto",
              py::arg("uniform") = false, py::arg("weights") = Array<double>(0), py::arg("floating_mean") = false);
+
+  const char* generalized_doc =
+      "lombscargle_generalized(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, algorithm, "
+      "uniform, nufft_tolerance) -> power[series, M]: astropy's periodogram at ordinary frequencies of the series "
+      "laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], offsets[s + 1]).";
+  module.def("lombscargle_generalized_float64", &lombscargle_generalized<double>, generalized_doc, py::arg("t"),
+             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+             py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
+             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0);
+  module.def("lombscargle_generalized_float32", &lombscargle_generalized<float>, generalized_doc, py::arg("t"),
+             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+             py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
+             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0);
+  module.def("lombscargle_fap", &lombscargle_fap,
+             "lombscargle_fap(power, t, dy, maximum_frequency, method) -> fap: the false-alarm probability of each "
+             "standard-normalized peak height of one series (method 'baluev' or 'naive'; dy empty: none).",
+             py::arg("power"), py::arg("t"), py::arg("dy"), py::arg("maximum_frequency"), py::arg("method"));
 }
 
 }  // namespace portasolve::python
