@@ -140,6 +140,35 @@ def test_lorenz05_in_float_over_four_ranks_gives_the_single_process_states(tmp_p
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=0, err_msg=key)
 
 
+def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
+    # Three series of an HDF5 file (shared times), peaks and summary only: 3
+    # ranks of one series each give the single-process numbers; 4 ranks are
+    # refused, naming the dataset that sets the count.
+    rng = np.random.default_rng(7)
+    t = np.sort(rng.uniform(0, 20, 80))
+    y = np.sin(2 * np.pi * np.array([[0.3], [0.7], [1.1]]) * t) + 0.3 * rng.standard_normal((3, 80))
+    with h5py.File(tmp_path / "series.h5", "w") as f:
+        f["t"], f["y"] = t, y
+    settings = ["input.source=hdf5", f"input.file={tmp_path / 'series.h5'}", "output.power=none",
+                "lombscargle.normalization=standard"]
+    out = tmp_path / "out"
+    out.mkdir()
+    assert portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings)).returncode == 0
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "three.h5", *settings), 3)
+    check_one_writer(done, out)
+    got, attrs = datasets(out / "three.h5")
+    want, _ = datasets(out / "one.h5")
+    assert "output/power" not in got and attrs["ranks"] == 3
+    np.testing.assert_allclose(got["output/summary/frequency"], [0.3, 0.7, 1.1], rtol=0.02)
+    assert sorted(got) == sorted(want)
+    for key in [k for k in want if k.startswith(("output/", "input/"))]:
+        assert np.array_equal(got[key], want[key], equal_nan=True), key
+    refused = portasolve(run_args("lombscargle_lightcurve.yaml", out / "four.h5", *settings), 4)
+    assert refused.returncode == 2
+    assert refused.stderr.count("3 series cannot be split over 4 ranks") == 1, refused.stderr
+    assert "input.y" in refused.stderr
+
+
 def test_more_ranks_than_members_is_a_config_error_said_once(tmp_path):
     done = portasolve(run_args("lorenz96.yaml", tmp_path / "l.h5", "ensemble.members=3"), 4)
     assert done.returncode == 2
