@@ -379,7 +379,13 @@ void run_typed(RunContext& context) {
   // This rank's block of the series (all of them on one rank).
   const ItemBlock block = my_block(context.ranks, static_cast<std::int64_t>(batch.size()));
   std::vector<ls::Series> slice;
-  if (context.ranks.size > 1) slice.assign(batch.begin() + block.first, batch.begin() + block.first + block.count);
+  if (context.ranks.size > 1) {
+    // Every rank checks every series first: a bad one is reported by its
+    // index in the batch, by every rank alike, as one process reports it.
+    ls::check_frequencies(grid.values);
+    ls::check_batch(batch, options);
+    slice.assign(batch.begin() + block.first, batch.begin() + block.first + block.count);
+  }
   const std::vector<ls::Series>& mine = context.ranks.size > 1 ? slice : batch;
   std::unique_ptr<ls::Periodogram<T>> made;
   try {

@@ -169,6 +169,28 @@ def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
     assert "input.y" in refused.stderr
 
 
+def test_a_bad_series_is_named_by_its_batch_index_once_and_no_file_is_left(tmp_path):
+    # The last of five series holds a NaN: the rank that owns it would call it
+    # its series 0; every rank checks the whole batch and names series 4.
+    rng = np.random.default_rng(3)
+    y = rng.standard_normal((5, 40))
+    y[4, 17] = np.nan
+    with h5py.File(tmp_path / "series.h5", "w") as f:
+        f["t"], f["y"] = np.linspace(0, 10, 40), y
+    out = tmp_path / "out"
+    out.mkdir()
+    settings = ["input.source=hdf5", f"input.file={tmp_path / 'series.h5'}"]
+    single = portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings))
+    assert single.returncode == 2 and "series 4: y[17]" in single.stderr, single.stderr
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "three.h5", *settings), 3)
+    assert done.returncode != 0
+    # Rank 0 speaks for all; another rank may repeat it while MPI_Abort
+    # spreads on a loaded machine, but none names the series otherwise.
+    assert done.stderr.count("rank 0: error: series 4: y[17]") == 1, done.stderr
+    assert "series 0" not in done.stderr and "series 1" not in done.stderr
+    assert not list(out.iterdir())
+
+
 def test_more_ranks_than_members_is_a_config_error_said_once(tmp_path):
     done = portasolve(run_args("lorenz96.yaml", tmp_path / "l.h5", "ensemble.members=3"), 4)
     assert done.returncode == 2
