@@ -163,11 +163,15 @@ int run_command(const Options& options, int& kokkos_argc, char** kokkos_argv, co
 
   const Ranks& ranks = this_run_ranks;
   if (ranks.size > 1) {
-    if (!experiment.check_ranks)
+    if (!experiment.check_ranks) {
+      std::string over_ranks;  // the experiments that do
+      for (const auto& other : experiments())
+        if (other.check_ranks) over_ranks += (over_ranks.empty() ? "" : ", ") + other.name;
       throw ConfigError(
           config.where("experiment"), "experiment",
           "'" + loaded.experiment + "' runs on one rank only so far, this run has " + std::to_string(ranks.size),
-          "poisson over MPI ranks, or run without mpirun");
+          over_ranks + " over MPI ranks, or run without mpirun");
+    }
     experiment.check_ranks(config, ranks.size);
   }
 

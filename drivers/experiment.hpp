@@ -61,6 +61,7 @@ Preflight preflight_stream(const config::Config& config);
 void add_lombscargle_schema(config::Schema& schema);
 void run_lombscargle(RunContext& context);
 Preflight preflight_lombscargle(const config::Config& config);
+void check_lombscargle_ranks(const config::Config& config, int ranks);
 void add_poisson_schema(config::Schema& schema);
 void run_poisson(RunContext& context);
 Preflight preflight_poisson(const config::Config& config);
@@ -71,5 +72,6 @@ Preflight preflight_smoothing(const config::Config& config);
 void add_lorenz05_schema(config::Schema& schema);
 void run_lorenz05(RunContext& context);
 Preflight preflight_lorenz05(const config::Config& config);
+void check_lorenz05_ranks(const config::Config& config, int ranks);
 
 }  // namespace portasolve::drivers

@@ -7,9 +7,9 @@ namespace portasolve::drivers {
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all{
       {"lombscargle", "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP",
-       add_lombscargle_schema, run_lombscargle, preflight_lombscargle},
+       add_lombscargle_schema, run_lombscargle, preflight_lombscargle, check_lombscargle_ranks},
       {"lorenz05", "Lorenz (2005) models I-III: ensembles integrated by RK4, snapshots, mean and spread",
-       add_lorenz05_schema, run_lorenz05, preflight_lorenz05},
+       add_lorenz05_schema, run_lorenz05, preflight_lorenz05, check_lorenz05_ranks},
       {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
        add_poisson_schema, run_poisson, preflight_poisson, check_poisson_ranks},
       {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",

@@ -3,6 +3,10 @@
 // the same data), checks it against a float64 reference, and writes power
 // (unless output.power: none), peaks and their false-alarm probabilities, and
 // a per-series summary (the best frequency and the sinusoid fitted there).
+// Over MPI ranks every rank reads the whole input and builds the grid from it
+// (as one process does), computes the periodograms, peaks and summaries of a
+// contiguous block of the series, and the results come back together in
+// series order: each series' numbers are those of a single-process run.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +21,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/lombscargle_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/rank_blocks.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/model.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
@@ -296,16 +301,23 @@ std::vector<std::size_t> top_peaks(const double* power, std::size_t m, std::size
   return maxima;
 }
 
-// /output/summary: per series the highest power on the grid, its frequency
-// (in the output's units), its false-alarm probability (when `fap_method` is
-// given) and the sinusoid fitted there by weighted least squares
-// (amplitude, phase, offset: y ~ offset + amplitude sin(2 pi f t + phase)).
-void write_summary(h5::Group& output, const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                   const std::vector<double>& frequency, const std::vector<double>& power, const ls::Options& options,
-                   const std::string& fap_method) {
+// Per series of `batch`: the highest power on the grid, its frequency (in the
+// output's units), its false-alarm probability (when `fap_method` is given)
+// and the sinusoid fitted there by weighted least squares (amplitude, phase,
+// offset: y ~ offset + amplitude sin(2 pi f t + phase)). `power` holds
+// batch's rows (this rank's series over MPI ranks).
+struct Summary {
+  std::vector<double> frequency, power, fap, amplitude, phase, offset;
+};
+
+Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
+                  const std::vector<double>& frequency, const std::vector<double>& power, const ls::Options& options,
+                  const std::string& fap_method) {
   const std::size_t series_count = batch.size(), m = grid.size();
-  std::vector<double> best_frequency(series_count, NAN), best_power(series_count, NAN), best_fap(series_count, NAN),
-      amplitude(series_count, NAN), phase(series_count, NAN), offset(series_count, NAN);
+  Summary summary;
+  for (auto* values :
+       {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
+    values->assign(series_count, NAN);
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   for (std::size_t s = 0; s < series_count; ++s) {
     const double* row = &power[s * m];
@@ -313,32 +325,45 @@ void write_summary(h5::Group& output, const std::vector<ls::Series>& batch, cons
     for (std::size_t k = 0; k < m; ++k)
       if (std::isfinite(row[k]) && (best == m || row[k] > row[best])) best = k;
     if (best == m) continue;  // no finite power: NaN throughout
-    best_frequency[s] = frequency[best];
-    best_power[s] = row[best];
+    summary.frequency[s] = frequency[best];
+    summary.power[s] = row[best];
     if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
-      best_fap[s] = ls::false_alarm_probability(std::clamp(row[best], 0.0, 1.0),
-                                                ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
-                                                ls::fap_method_from_name(fap_method));
+      summary.fap[s] = ls::false_alarm_probability(std::clamp(row[best], 0.0, 1.0),
+                                                   ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
+                                                   ls::fap_method_from_name(fap_method));
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
-    amplitude[s] = fit.amplitude;
-    phase[s] = fit.phase;
-    offset[s] = fit.offset;
+    summary.amplitude[s] = fit.amplitude;
+    summary.phase[s] = fit.phase;
+    summary.offset[s] = fit.offset;
   }
+  return summary;
+}
+
+// Every rank's summaries in series order.
+Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summary& mine) {
+  return Summary{
+      gather_rows(ranks, series_count, 1, mine.frequency), gather_rows(ranks, series_count, 1, mine.power),
+      gather_rows(ranks, series_count, 1, mine.fap),       gather_rows(ranks, series_count, 1, mine.amplitude),
+      gather_rows(ranks, series_count, 1, mine.phase),     gather_rows(ranks, series_count, 1, mine.offset)};
+}
+
+// /output/summary.
+void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method) {
   h5::Group summary = output.create_group("summary");
   summary.set_attribute("description",
                         "per series: the grid's highest power and the least-squares sinusoid there, "
                         "y ~ offset + amplitude sin(2 pi frequency t + phase)");
-  summary.write_dataset("frequency", best_frequency);
+  summary.write_dataset("frequency", all.frequency);
   summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
-  summary.write_dataset("power", best_power);
-  summary.write_dataset("amplitude", amplitude);
+  summary.write_dataset("power", all.power);
+  summary.write_dataset("amplitude", all.amplitude);
   summary.set_attribute("units", "units of y", "amplitude");
-  summary.write_dataset("phase", phase);
+  summary.write_dataset("phase", all.phase);
   summary.set_attribute("units", "radians", "phase");
-  summary.write_dataset("offset", offset);
+  summary.write_dataset("offset", all.offset);
   summary.set_attribute("units", "units of y", "offset");
   if (!fap_method.empty()) {
-    summary.write_dataset("fap", best_fap);
+    summary.write_dataset("fap", all.fap);
     summary.set_attribute("description", "false-alarm probability (" + fap_method + ") of the highest power", "fap");
   }
 }
@@ -349,11 +374,22 @@ void run_typed(RunContext& context) {
   Stopwatch setup_watch;
   const std::vector<ls::Series> batch = load_lombscargle_input(config);
   if (!batch.empty() && !batch.front().t.empty()) check_loaded_sizes(config, batch);
-  const ls::FrequencyGrid grid = grid_from(config, batch);
+  const ls::FrequencyGrid grid = grid_from(config, batch);  // from the whole batch, on every rank
   const ls::Options options = options_from(config);
+  // This rank's block of the series (all of them on one rank).
+  const ItemBlock block = my_block(context.ranks, static_cast<std::int64_t>(batch.size()));
+  std::vector<ls::Series> slice;
+  if (context.ranks.size > 1) {
+    // Every rank checks every series first: a bad one is reported by its
+    // index in the batch, by every rank alike, as one process reports it.
+    ls::check_frequencies(grid.values);
+    ls::check_batch(batch, options);
+    slice.assign(batch.begin() + block.first, batch.begin() + block.first + block.count);
+  }
+  const std::vector<ls::Series>& mine = context.ranks.size > 1 ? slice : batch;
   std::unique_ptr<ls::Periodogram<T>> made;
   try {
-    made = std::make_unique<ls::Periodogram<T>>(batch, grid, options);
+    made = std::make_unique<ls::Periodogram<T>>(mine, grid, options);
   } catch (const OptionError& error) {
     throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
                            "floating_mean with form: classic; the generalized form's offset is fit_mean");
@@ -386,8 +422,8 @@ void run_typed(RunContext& context) {
   progress.finish();
 
   const auto power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power());
-  const std::size_t series_count = batch.size(), m = grid.size();
-  const std::vector<double> power_values = flatten(power);
+  const std::size_t series_count = batch.size(), m = grid.size(), my_count = mine.size();
+  const std::vector<double> my_power = flatten(power);  // this rank's series
 
   auto& result = context.result;
   result.set_timing(setup_s, solve);
@@ -437,6 +473,11 @@ void run_typed(RunContext& context) {
   const bool write_power = config.string("output.power") == "all";
   output.set_attribute("power_written", config.string("output.power"));
   if (write_power) {
+    std::vector<double> gathered;  // over ranks: every rank's rows in series order
+    if (context.ranks.size > 1)
+      gathered =
+          gather_rows(context.ranks, static_cast<std::int64_t>(series_count), static_cast<std::int64_t>(m), my_power);
+    const std::vector<double>& power_values = context.ranks.size > 1 ? gathered : my_power;
     output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m},
                          power_storage(config, series_count, m));
     output.set_attribute("description", power_description, "power");
@@ -447,6 +488,7 @@ void run_typed(RunContext& context) {
     output.set_attribute("normalization", normalization);
   }
   output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
+  if (context.ranks.size > 1) output.set_attribute("ranks", static_cast<std::int64_t>(context.ranks.size));
   if (periodogram.algorithm() == ls::Algorithm::nufft)
     output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
 
@@ -455,23 +497,28 @@ void run_typed(RunContext& context) {
   const bool fap_defined =
       options.form == ls::Form::generalized && options.normalization == ls::Normalization::standard;
   const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
-  std::vector<double> peak_frequency(series_count * peak_count, NAN), peak_power(series_count * peak_count, NAN),
-      peak_fap(series_count * peak_count, NAN);
+  std::vector<double> peak_frequency(my_count * peak_count, NAN), peak_power(my_count * peak_count, NAN),
+      peak_fap(my_count * peak_count, NAN);
   // The FAP depends on the highest frequency searched; explicit lists need not be sorted.
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
-  for (std::size_t s = 0; s < series_count; ++s) {
-    const auto peaks = top_peaks(&power_values[s * m], m, peak_count);
-    const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
+  for (std::size_t s = 0; s < my_count; ++s) {
+    const auto peaks = top_peaks(&my_power[s * m], m, peak_count);
+    const bool with_fap = fap_defined && mine[s].t.size() >= 4;  // Baluev's bound needs N > 3
     const ls::FapContext fap_context =
-        with_fap ? ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency) : ls::FapContext{};
+        with_fap ? ls::fap_context(mine[s].t, mine[s].dy, maximum_frequency) : ls::FapContext{};
     for (std::size_t p = 0; p < peaks.size(); ++p) {
       peak_frequency[s * peak_count + p] = frequency[peaks[p]];
-      peak_power[s * peak_count + p] = power_values[s * m + peaks[p]];
+      peak_power[s * peak_count + p] = my_power[s * m + peaks[p]];
       if (with_fap)
         peak_fap[s * peak_count + p] =
-            ls::false_alarm_probability(std::clamp(power_values[s * m + peaks[p]], 0.0, 1.0), fap_context, fap_method);
+            ls::false_alarm_probability(std::clamp(my_power[s * m + peaks[p]], 0.0, 1.0), fap_context, fap_method);
     }
   }
+  // Every rank's peaks in series order.
+  const auto all_series = static_cast<std::int64_t>(series_count), per_series = static_cast<std::int64_t>(peak_count);
+  peak_frequency = gather_rows(context.ranks, all_series, per_series, peak_frequency);
+  peak_power = gather_rows(context.ranks, all_series, per_series, peak_power);
+  peak_fap = gather_rows(context.ranks, all_series, per_series, peak_fap);
   if (peak_count > 0) {
     const h5::Dims dims{series_count, peak_count};
     output.write_dataset("peak_frequency", peak_frequency.data(), dims);
@@ -482,12 +529,18 @@ void run_typed(RunContext& context) {
                                      : std::string("not defined for this form/normalization (NaN)"),
                          "peak_fap");
   }
-  write_summary(output, batch, grid, frequency, power_values, options,
-                fap_defined ? config.string("peaks.fap_method") : std::string());
+  const std::string summary_fap = fap_defined ? config.string("peaks.fap_method") : std::string();
+  write_summary(
+      output,
+      gather_summary(context.ranks, all_series, summarize(mine, grid, frequency, my_power, options, summary_fap)),
+      summary_fap);
 
   context.out << "lombscargle: " << series_count << " series x " << samples << " samples x " << m << " frequencies, "
               << config.string("precision") << ", " << ls::name_of(periodogram.algorithm()) << ": " << solve.median()
               << " s (median of " << repeats << ")\n";
+  if (context.ranks.size > 1)
+    context.out << "ranks: " << context.ranks.size << ", " << series_count / context.ranks.size << " to "
+                << (series_count + context.ranks.size - 1) / context.ranks.size << " series each (time: rank 0's)\n";
   if (baseline != "none") {
     context.out << "baseline " << baseline << ": " << baseline_times.median() << " s, speedup "
                 << baseline_times.median() / solve.median() << "x\n";
@@ -507,20 +560,26 @@ void run_typed(RunContext& context) {
   }
 
   if (config.string("validation.reference") == "float64") {
-    ls::Periodogram<double> reference(batch, grid, options);
+    ls::Periodogram<double> reference(mine, grid, options);
     reference.compute(ls::Algorithm::direct);
     const auto ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.power());
     double max_abs = 0, max_rel = 0;
-    for (std::size_t s = 0; s < series_count; ++s) {
+    for (std::size_t s = 0; s < my_count; ++s) {
       double peak = 0, worst = 0;
       for (std::size_t k = 0; k < m; ++k) {
         peak = std::max(peak, std::fabs(ref(s, k)));
-        const double error = std::fabs(power_values[s * m + k] - ref(s, k));
+        const double error = std::fabs(my_power[s * m + k] - ref(s, k));
         worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       }
       max_abs = std::max(max_abs, worst);
       max_rel = std::max(max_rel, worst / peak);
     }
+#if PORTASOLVE_HAVE_MPI
+    if (context.ranks.size > 1) {  // the largest of every rank's (max is exact in any order)
+      MPI_Allreduce(MPI_IN_PLACE, &max_abs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &max_rel, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+#endif
     result.set_validation("float64 direct algorithm; max_rel_err is relative to each series' peak", max_abs, max_rel);
     context.out << "validation against float64: max error " << max_rel << " of the peak\n";
   }
@@ -538,6 +597,31 @@ void run_lombscargle(RunContext& context) {
 }  // namespace portasolve::drivers
 
 namespace portasolve::drivers {
+
+void check_lombscargle_ranks(const config::Config& config, int ranks) {
+  const std::string source = config.string("input.source");
+  std::int64_t series = 1;  // a CSV file holds one series
+  std::string key = "input.source";
+  if (source == "synthetic") {
+    series = config.integer("input.series");
+    key = "input.series";
+  } else if (source == "hdf5" && config.has("input.file")) {
+    const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string("input.y"));
+    series = dims.size() == 2 ? static_cast<std::int64_t>(dims[0]) : 1;
+    key = "input.y";
+  }
+  if (series >= ranks) return;
+  if (series == 1)
+    throw ConfigError(config.where(key), key,
+                      "one series cannot be split over " + std::to_string(ranks) +
+                          " ranks: batches are split by series, and splitting one series by frequency ranges is "
+                          "not done (the recurrence and NUFFT answers depend on where a range starts)",
+                      "a batch of at least " + std::to_string(ranks) + " series, or run one series without mpirun");
+  throw ConfigError(config.where(key), key,
+                    std::to_string(series) + " series cannot be split over " + std::to_string(ranks) +
+                        " ranks (each rank computes a block of at least one series)",
+                    "at least " + std::to_string(ranks) + " series, or fewer ranks");
+}
 
 Preflight preflight_lombscargle(const config::Config& config) {
   check_classic_keys(config);

@@ -1,6 +1,10 @@
 // experiment: lorenz05. Spins a base state up onto the attractor, perturbs it
 // into an ensemble, integrates every member together and writes snapshots
-// with the ensemble mean and spread.
+// with the ensemble mean and spread. Over MPI ranks each rank integrates a
+// contiguous block of the members: every rank draws every member's start (so
+// each member starts as on one rank) and keeps its block; the statistics are
+// merged from every rank's partial ones in rank order, the states gathered
+// in member order.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +17,7 @@
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/rank_blocks.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 
 namespace portasolve::drivers {
@@ -142,8 +147,35 @@ class InterruptibleStepper {
 };
 
 struct Snapshots {
-  std::vector<double> time, mean, spread, spread_rms, state;
+  std::vector<double> time, mean, spread, spread_rms;
+  std::vector<std::vector<double>> state;  // per snapshot: this rank's members x N
 };
+
+// Mean and spread over every rank's members: on one rank
+// ensemble_statistics; over ranks each rank's partial statistics, gathered
+// and merged in rank order (the same bits on every rank and in every rerun).
+template <class T>
+lz::EnsembleStatistics statistics_over_ranks(const Ranks& ranks, const View2D<T>& states) {
+  if (ranks.size == 1) return lz::ensemble_statistics(states);
+  const lz::PartialStatistics mine = lz::partial_statistics(states);
+  const auto n = static_cast<std::int64_t>(mine.mean.size());
+  std::vector<double> packed(mine.mean);
+  packed.insert(packed.end(), mine.squares.begin(), mine.squares.end());
+  packed.push_back(static_cast<double>(mine.members));
+  // One row of 2 N + 1 values per rank.
+  const std::vector<double> all = gather_rows(ranks, ranks.size, 2 * n + 1, packed);
+  lz::PartialStatistics merged;
+  for (int r = 0; r < ranks.size; ++r) {
+    const double* row = &all[static_cast<std::size_t>(r * (2 * n + 1))];
+    lz::PartialStatistics block{static_cast<std::int64_t>(row[2 * n]), std::vector<double>(row, row + n),
+                                std::vector<double>(row + n, row + 2 * n)};
+    if (r == 0)
+      merged = std::move(block);
+    else
+      lz::merge_statistics(merged, block);
+  }
+  return lz::finish_statistics(merged);
+}
 
 template <class T>
 void run_typed(RunContext& context) {
@@ -151,6 +183,8 @@ void run_typed(RunContext& context) {
   const lz::ModelParameters p = model_parameters(config);
   const int n = p.model_size;
   const int members = static_cast<int>(config.integer("ensemble.members"));
+  const ItemBlock block = my_block(context.ranks, members);
+  const int local_members = static_cast<int>(block.count);
   const std::int64_t steps = config.integer("lorenz05.steps"), every = config.integer("lorenz05.output_every");
   const bool write_state = config.boolean("output.state");
   Stopwatch setup_watch;
@@ -167,15 +201,18 @@ void run_typed(RunContext& context) {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(static_cast<double>(host_base(0, i))))
       throw SolverError("lorenz05: the spin-up diverged (non-finite state); reduce lorenz05.delta_t");
-  const View2D<T> start("lorenz05_start", members, n), states("lorenz05_states", members, n);
-  auto host_start = Kokkos::create_mirror_view(start);
+  // Every member's start on every rank (the draws in member order); this
+  // rank's block goes to its device.
+  const View2D<T> start("lorenz05_start", local_members, n), states("lorenz05_states", local_members, n);
+  Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace> host_start("lorenz05_host_start", members, n);
   std::mt19937_64 generator(static_cast<std::uint64_t>(config.integer("seed")));
   std::normal_distribution<double> normal(0, config.real("ensemble.perturbation"));
   for (int e = 0; e < members; ++e) {
     throw_if_interrupted();
     for (int i = 0; i < n; ++i) host_start(e, i) = static_cast<T>(host_base(0, i) + normal(generator));
   }
-  Kokkos::deep_copy(start, host_start);
+  Kokkos::deep_copy(start,
+                    Kokkos::subview(host_start, std::make_pair(block.first, block.first + block.count), Kokkos::ALL));
   const double setup_s = setup_watch.seconds();
 
   const int warmup = static_cast<int>(config.integer("run.warmup"));
@@ -191,7 +228,7 @@ void run_typed(RunContext& context) {
       const bool record = snapshots && r == repeats - 1;
       const auto snapshot = [&](std::int64_t step) {
         if (!record) return;
-        const lz::EnsembleStatistics statistics = lz::ensemble_statistics(states);
+        const lz::EnsembleStatistics statistics = statistics_over_ranks(context.ranks, states);
         double sum = 0;
         for (double s : statistics.spread) sum += s * s;
         snapshots->time.push_back(static_cast<double>(step) * p.delta_t);
@@ -200,7 +237,7 @@ void run_typed(RunContext& context) {
         snapshots->spread_rms.push_back(std::sqrt(sum / n));
         if (write_state) {
           const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
-          snapshots->state.insert(snapshots->state.end(), host.data(), host.data() + host.size());
+          snapshots->state.emplace_back(host.data(), host.data() + host.size());
         }
       };
       snapshot(0);
@@ -230,9 +267,14 @@ void run_typed(RunContext& context) {
   Snapshots snapshots;
   const RepeatTimes times = integrate(ensemble, lz::name_of(ensemble.layout()), &snapshots);
   const auto final_state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+  int finite = 1;
   for (std::size_t k = 0; k < final_state.size(); ++k)
-    if (!std::isfinite(static_cast<double>(final_state.data()[k])))
-      throw SolverError("lorenz05: the integration diverged (non-finite state); reduce lorenz05.delta_t");
+    if (!std::isfinite(static_cast<double>(final_state.data()[k]))) finite = 0;
+#if PORTASOLVE_HAVE_MPI
+  // Every rank learns of a divergence anywhere, and all throw alike.
+  if (context.ranks.size > 1) MPI_Allreduce(MPI_IN_PLACE, &finite, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+#endif
+  if (finite == 0) throw SolverError("lorenz05: the integration diverged (non-finite state); reduce lorenz05.delta_t");
 
   auto& result = context.result;
   result.set_timing(setup_s, times);
@@ -255,7 +297,13 @@ void run_typed(RunContext& context) {
   output.write_dataset("spread_rms", snapshots.spread_rms);
   output.set_attribute("description", "ensemble standard deviation per point (sample, E - 1)", "spread");
   if (write_state) {
-    std::vector<T> state(snapshots.state.begin(), snapshots.state.end());
+    // Every rank's members in member order, snapshot after snapshot.
+    std::vector<T> state;
+    state.reserve(count * static_cast<std::size_t>(members) * static_cast<std::size_t>(n));
+    for (const auto& mine : snapshots.state) {
+      const std::vector<double> all = gather_rows(context.ranks, members, n, mine);
+      state.insert(state.end(), all.begin(), all.end());
+    }
     output.write_dataset("state", state.data(),
                          h5::Dims{count, static_cast<std::size_t>(members), static_cast<std::size_t>(n)});
     output.set_attribute("description", "snapshot x member x point", "state");
@@ -265,10 +313,14 @@ void run_typed(RunContext& context) {
   output.set_attribute("layout", lz::name_of(ensemble.layout()));
   output.set_attribute("steps", steps);
   output.set_attribute("member_steps_per_second", rate);
+  if (context.ranks.size > 1) output.set_attribute("ranks", static_cast<std::int64_t>(context.ranks.size));
   if (with_baseline) {
     double difference = 0;
     for (std::size_t k = 0; k < baseline_final.size(); ++k)
       difference = std::max(difference, std::fabs(baseline_final[k] - static_cast<double>(final_state.data()[k])));
+#if PORTASOLVE_HAVE_MPI
+    if (context.ranks.size > 1) MPI_Allreduce(MPI_IN_PLACE, &difference, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
     output.set_attribute("baseline_max_difference", difference);
   }
 
@@ -279,6 +331,11 @@ void run_typed(RunContext& context) {
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.4g member-steps/s; final spread (rms) %.4g\n",
                 seconds, times.seconds.size(), rate, snapshots.spread_rms.empty() ? 0.0 : snapshots.spread_rms.back());
   context.out << line;
+  if (context.ranks.size > 1) {
+    std::snprintf(line, sizeof line, "ranks: %d, %d to %d members each (time: rank 0's)\n", context.ranks.size,
+                  members / context.ranks.size, (members + context.ranks.size - 1) / context.ranks.size);
+    context.out << line;
+  }
   if (with_baseline) {
     std::snprintf(line, sizeof line, "baseline, flat one kernel per stage: %.6g s; speedup %.2fx\n",
                   baseline_times.median(), baseline_times.median() / seconds);
@@ -298,6 +355,15 @@ void run_lorenz05(RunContext& context) {
 }  // namespace portasolve::drivers
 
 namespace portasolve::drivers {
+
+void check_lorenz05_ranks(const config::Config& config, int ranks) {
+  const std::int64_t members = config.integer("ensemble.members");
+  if (members < ranks)
+    throw ConfigError(config.where("ensemble.members"), "ensemble.members",
+                      std::to_string(members) + " members cannot be split over " + std::to_string(ranks) +
+                          " ranks (each rank integrates a block of at least one member)",
+                      "at least " + std::to_string(ranks) + " members, or fewer ranks");
+}
 
 Preflight preflight_lorenz05(const config::Config& config) {
   const double n = static_cast<double>(config.integer("lorenz05.model_size"));

@@ -5,7 +5,9 @@
 //   lorenz05::Ensemble<T>(parameters, layout): parameters (ModelParameters:
 //       model, N, K, I, F, b, c, dt), layout automatic | team | flat;
 //       advance(states, steps) integrates every member in place.
-//   lorenz05::ensemble_statistics(states) -> mean and spread per point.
+//   lorenz05::ensemble_statistics(states) -> mean and spread per point;
+//       partial_statistics, merge_statistics, finish_statistics: the same
+//       for blocks of members held apart (MPI ranks), merged in a fixed order.
 // Errors: std::invalid_argument for bad parameters, or the team layout when a
 // member's state does not fit the team scratch.
 #include "solvers/lorenz05/ensemble.hpp"

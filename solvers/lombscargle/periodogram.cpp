@@ -200,6 +200,10 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
 
 }  // namespace
 
+void check_batch(const std::vector<Series>& batch, const Options& options) {
+  for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], s, batch.size(), options);
+}
+
 bool classic_weighted(const std::vector<Series>& batch, const Options& options) {
   if (options.form != Form::classic) return false;
   return options.floating_mean ||
@@ -223,7 +227,7 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
     throw OptionError("floating_mean",
                       "floating_mean belongs to the classic form (SciPy); the generalized form's is fit_mean");
   check_frequencies(grid.values);
-  for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], s, batch.size(), options);
+  check_batch(batch, options);
   algorithm_ = resolve_algorithm(options.algorithm, grid);
 
   const HostData<T> host = prepare<T>(batch, options);

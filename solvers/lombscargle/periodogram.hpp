@@ -22,6 +22,12 @@ struct Series {
 // batch: with floating_mean, or when any series has weights.
 bool classic_weighted(const std::vector<Series>& batch, const Options& options);
 
+// The checks Periodogram's constructor makes of every series (InputError
+// naming a series by its index in `batch`): for callers that compute a part
+// of a batch (a block of series on an MPI rank) and want the whole batch's
+// errors as one process reports them.
+void check_batch(const std::vector<Series>& batch, const Options& options);
+
 // Frequencies each recurrence thread owns (one exact seed per sample serves
 // them all). GPUs: 16 keeps the sums in registers; CPUs: 64 amortises the
 // seed's libm call, and the sums stay in L1.

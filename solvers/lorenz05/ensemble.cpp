@@ -151,9 +151,75 @@ EnsembleStatistics ensemble_statistics(const View2D<T>& states) {
   return result;
 }
 
+namespace {
+template <class T>
+struct MemberPartial {
+  View2D<const T> states;
+  View1D<double> mean, squares;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int members = static_cast<int>(states.extent(0));
+    double sum = 0;
+    for (int e = 0; e < members; ++e) sum += static_cast<double>(states(e, i));
+    const double m = sum / members;
+    double total = 0;
+    for (int e = 0; e < members; ++e) {
+      const double d = static_cast<double>(states(e, i)) - m;
+      total += d * d;
+    }
+    mean(i) = m;
+    squares(i) = total;
+  }
+};
+}  // namespace
+
+template <class T>
+PartialStatistics partial_statistics(const View2D<T>& states) {
+  const int n = static_cast<int>(states.extent(1));
+  if (states.extent(0) == 0) throw std::invalid_argument("partial_statistics: no members");
+  View1D<double> mean("lorenz05_mean", n), squares("lorenz05_squares", n);
+  Kokkos::parallel_for("lorenz05_partial_statistics", Kokkos::RangePolicy<ExecSpace>(0, n),
+                       MemberPartial<T>{states, mean, squares});
+  PartialStatistics result{static_cast<std::int64_t>(states.extent(0)), std::vector<double>(n), std::vector<double>(n)};
+  const auto host_mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
+  const auto host_squares = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), squares);
+  for (int i = 0; i < n; ++i) {
+    result.mean[i] = host_mean(i);
+    result.squares[i] = host_squares(i);
+  }
+  return result;
+}
+
+void merge_statistics(PartialStatistics& into, const PartialStatistics& next) {
+  if (next.members == 0) return;
+  if (into.members == 0) {  // e.g. a default-constructed start
+    into = next;
+    return;
+  }
+  if (into.mean.size() != next.mean.size() || next.squares.size() != next.mean.size() ||
+      into.squares.size() != into.mean.size())
+    throw std::invalid_argument("merge_statistics: blocks of different sizes");
+  const double a = static_cast<double>(into.members), b = static_cast<double>(next.members), total = a + b;
+  for (std::size_t i = 0; i < into.mean.size(); ++i) {
+    const double delta = next.mean[i] - into.mean[i];
+    into.mean[i] += delta * (b / total);
+    into.squares[i] += next.squares[i] + delta * delta * (a * b / total);
+  }
+  into.members += next.members;
+}
+
+EnsembleStatistics finish_statistics(const PartialStatistics& all) {
+  EnsembleStatistics result{all.mean, std::vector<double>(all.mean.size(), 0.0)};
+  if (all.members > 1)
+    for (std::size_t i = 0; i < all.squares.size(); ++i)
+      result.spread[i] = std::sqrt(all.squares[i] / static_cast<double>(all.members - 1));
+  return result;
+}
+
 template class Ensemble<float>;
 template class Ensemble<double>;
 template EnsembleStatistics ensemble_statistics<float>(const View2D<float>&);
 template EnsembleStatistics ensemble_statistics<double>(const View2D<double>&);
+template PartialStatistics partial_statistics<float>(const View2D<float>&);
+template PartialStatistics partial_statistics<double>(const View2D<double>&);
 
 }  // namespace portasolve::lorenz05

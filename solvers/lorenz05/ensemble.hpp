@@ -50,4 +50,19 @@ struct EnsembleStatistics {
 template <class T>
 EnsembleStatistics ensemble_statistics(const View2D<T>& states);
 
+// The same for members held apart (blocks on MPI ranks): each block's count,
+// mean and sum of squared deviations per point (partial_statistics), merged
+// block after block in a fixed order by Chan et al.'s pairwise formula, then
+// finished into mean and spread. The result matches ensemble_statistics of
+// all members to rounding, not bit for bit.
+struct PartialStatistics {
+  std::int64_t members = 0;
+  std::vector<double> mean, squares;  // N each
+};
+template <class T>
+PartialStatistics partial_statistics(const View2D<T>& states);
+// `into` becomes the statistics of its members and `next`'s together.
+void merge_statistics(PartialStatistics& into, const PartialStatistics& next);
+EnsembleStatistics finish_statistics(const PartialStatistics& all);
+
 }  // namespace portasolve::lorenz05

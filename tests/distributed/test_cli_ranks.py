@@ -109,7 +109,7 @@ def test_a_solver_that_does_not_run_over_ranks_is_a_config_error_said_once(tmp_p
 
 
 def test_an_experiment_that_does_not_run_over_ranks_is_a_config_error(tmp_path):
-    done = portasolve(["run", str(SOURCE / "configs/lorenz96.yaml"), "--output", str(tmp_path / "l.h5")], 2)
+    done = portasolve(["run", str(SOURCE / "configs/stream.yaml"), "--output", str(tmp_path / "s.h5")], 2)
     assert done.returncode == 2
     assert done.stderr.count("runs on one rank only") == 1, done.stderr
     assert not list(tmp_path.iterdir())

@@ -1,0 +1,63 @@
+#pragma once
+// Experiments whose items (series, members) split into contiguous blocks over
+// MPI ranks: rank r owns block_span(items, ranks, r); results come back
+// together in item order on every rank, so each rank runs the same writing
+// code (rank 0's file is the real one).
+#include <cstdint>
+#include <vector>
+
+#include "drivers/experiment.hpp"
+#if PORTASOLVE_HAVE_MPI
+#include <mpi.h>
+
+#include <climits>
+
+#include "core/errors.hpp"
+#include "distributed/grid_decomposition.hpp"
+#endif
+
+namespace portasolve::drivers {
+
+struct ItemBlock {
+  std::int64_t first = 0, count = 0;
+};
+
+// This rank's block of `items`: all of them on one rank.
+inline ItemBlock my_block(const Ranks& ranks, std::int64_t items) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    const distributed::Span span = distributed::block_span(items, ranks.size, ranks.rank);
+    return {span.first, span.count};
+  }
+#endif
+  (void)ranks;
+  return {0, items};
+}
+
+// Every rank's rows (`row_length` values per item of its block) in item
+// order, on every rank; `mine` itself on one rank.
+inline std::vector<double> gather_rows(const Ranks& ranks, std::int64_t items, std::int64_t row_length,
+                                       const std::vector<double>& mine) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    std::vector<int> counts(static_cast<std::size_t>(ranks.size)), displacements(counts.size());
+    for (int r = 0; r < ranks.size; ++r) {
+      const distributed::Span span = distributed::block_span(items, ranks.size, r);
+      const std::int64_t count = span.count * row_length, first = span.first * row_length;
+      if (first + count > INT_MAX)
+        throw SolverError("a result of " + std::to_string(items * row_length) +
+                          " values is too large to gather over MPI ranks (at most 2^31 - 1)");
+      counts[r] = static_cast<int>(count);
+      displacements[r] = static_cast<int>(first);
+    }
+    std::vector<double> all(static_cast<std::size_t>(items * row_length));
+    MPI_Allgatherv(mine.data(), counts[ranks.rank], MPI_DOUBLE, all.data(), counts.data(), displacements.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
+    return all;
+  }
+#endif
+  (void)ranks, (void)items, (void)row_length;
+  return mine;
+}
+
+}  // namespace portasolve::drivers

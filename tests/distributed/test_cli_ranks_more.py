@@ -1,0 +1,214 @@
+"""lombscargle and lorenz05 under mpirun: batches split by series and
+ensembles split by members give the single-process results (Lomb-Scargle
+bit for bit; Lorenz states bit for bit, mean and spread to rounding), ranks
+owning a single series or member included; more ranks than series or members
+is a config error said once.
+
+Run by ctest (distributed.cli_more) with PORTASOLVE_BIN, MPIEXEC and
+PORTASOLVE_SOURCE set."""
+import os
+import subprocess
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+BIN = os.environ.get("PORTASOLVE_BIN", "portasolve")
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+SOURCE = Path(os.environ.get("PORTASOLVE_SOURCE", Path(__file__).resolve().parents[2]))
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def portasolve(args, ranks=None, timeout=240):
+    command = ([MPIEXEC, "-np", str(ranks)] if ranks else []) + [BIN] + args
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def run_args(config, path, *settings):
+    return ["run", str(SOURCE / "configs" / config), "--quiet", "--output", str(path),
+            *[a for s in settings for a in ("--set", s)]]
+
+
+def datasets(path):
+    """Every dataset of /output (and /input) by name, and /output's attributes."""
+    found = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, item: found.__setitem__(name, item[...]) if isinstance(item, h5py.Dataset)
+                     else None)
+        return found, dict(f["output"].attrs)
+
+
+# Five series: at 2, 3, 4 ranks blocks of 3+2, 2+2+1, 2+1+1+1 (ranks with one
+# series). Unshared times: the automatic grid comes from the first series,
+# which most ranks do not hold.
+LOMBSCARGLE = {
+    # generalized form, dy, automatic grid of 2501 frequencies (NUFFT), Baluev FAPs
+    "nufft": ("lombscargle_lightcurve.yaml",
+              ["input.series=5", "input.samples=100", "input.shared_times=false", "peaks.count=3"]),
+    # classic form, 200 frequencies (recurrence), checked against float64
+    "recurrence": ("lombscargle_gtc.yaml",
+                   ["input.series=5", "input.samples=64", "frequency.count=200", "benchmark.baseline=none",
+                    "run.warmup=0", "run.repeats=1", "lombscargle.floating_mean=true"]),
+}
+
+LORENZ = ("lorenz96.yaml", ["ensemble.members=5", "ensemble.perturbation=0.1", "ensemble.spinup_steps=100",
+                            "lorenz05.steps=40", "lorenz05.output_every=10"])
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("single")
+    runs = {}
+    for name, (config, settings) in list(LOMBSCARGLE.items()) + [("lorenz", LORENZ)]:
+        path = folder / f"{name}.h5"
+        done = portasolve(run_args(config, path, *settings))
+        assert done.returncode == 0, done.stderr
+        runs[name] = datasets(path)
+    return runs
+
+
+def check_one_writer(done, folder):
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("wrote ") == 1  # rank 0 alone prints
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+@pytest.mark.parametrize("case", sorted(LOMBSCARGLE))
+def test_lombscargle_series_split_over_ranks_give_the_single_process_bits(tmp_path, single, case, ranks):
+    config, settings = LOMBSCARGLE[case]
+    path = tmp_path / "ranks.h5"
+    done = portasolve(run_args(config, path, *settings), ranks)
+    check_one_writer(done, tmp_path)
+    got, attrs = datasets(path)
+    want, want_attrs = single[case]
+    assert attrs["algorithm"] == want_attrs["algorithm"] == ("nufft" if case == "nufft" else "recurrence")
+    assert got["output/power"].shape == (5, len(got["output/frequency"]))
+    compared = [k for k in want if k.startswith(("output/", "input/"))]
+    assert {"output/power", "output/peak_fap", "output/summary/amplitude", "output/summary/power"} <= set(compared)
+    assert sorted(got) == sorted(want)
+    for key in compared:
+        assert got[key].dtype == want[key].dtype, key
+        assert np.array_equal(got[key], want[key], equal_nan=True), key
+    if case == "nufft":  # FAPs defined (generalized, standard) and finite
+        assert np.isfinite(got["output/summary/fap"]).all()
+    assert attrs.get("ranks", 1) == ranks
+    if case == "recurrence":
+        with h5py.File(path, "r") as f:
+            assert f["validation"].attrs["max_rel_err"] < 1e-10
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+def test_lorenz05_members_split_over_ranks_give_the_single_process_states(tmp_path, single, ranks):
+    config, settings = LORENZ
+    path = tmp_path / "ranks.h5"
+    done = portasolve(run_args(config, path, *settings), ranks)
+    check_one_writer(done, tmp_path)
+    got, attrs = datasets(path)
+    want, _ = single["lorenz"]
+    assert got["output/state"].shape == (5, 5, 40)  # snapshots x members x N
+    for key in ("input/start", "output/state", "output/time"):
+        assert got[key].dtype == want[key].dtype
+        assert np.array_equal(got[key], want[key]), key
+    for key in ("output/mean", "output/spread", "output/spread_rms"):
+        if ranks == 1:
+            assert np.array_equal(got[key], want[key]), key
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=0, err_msg=key)
+    # The spread really is the members' sample standard deviation.
+    np.testing.assert_allclose(got["output/spread"], got["output/state"].std(axis=1, ddof=1), rtol=1e-12)
+    assert attrs.get("ranks", 1) == ranks
+    if ranks == 3:  # merged in rank order: a rerun gives the same bits
+        again = tmp_path / "again.h5"
+        assert portasolve(run_args(config, again, *settings), ranks).returncode == 0
+        repeated, _ = datasets(again)
+        for key in ("output/mean", "output/spread", "output/spread_rms"):
+            assert np.array_equal(repeated[key], got[key]), key
+
+
+def test_lorenz05_in_float_over_four_ranks_gives_the_single_process_states(tmp_path):
+    config, settings = LORENZ
+    one, four = tmp_path / "one.h5", tmp_path / "four.h5"
+    assert portasolve(run_args(config, one, *settings, "precision=float")).returncode == 0
+    done = portasolve(run_args(config, four, *settings, "precision=float"), 4)
+    check_one_writer(done, tmp_path)
+    got, want = datasets(four)[0], datasets(one)[0]
+    assert got["output/state"].dtype == np.float32
+    assert np.array_equal(got["output/state"], want["output/state"])
+    for key in ("output/mean", "output/spread"):  # statistics in double
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, atol=0, err_msg=key)
+
+
+def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
+    # Three series of an HDF5 file (shared times), peaks and summary only: 3
+    # ranks of one series each give the single-process numbers; 4 ranks are
+    # refused, naming the dataset that sets the count.
+    rng = np.random.default_rng(7)
+    t = np.sort(rng.uniform(0, 20, 80))
+    y = np.sin(2 * np.pi * np.array([[0.3], [0.7], [1.1]]) * t) + 0.3 * rng.standard_normal((3, 80))
+    with h5py.File(tmp_path / "series.h5", "w") as f:
+        f["t"], f["y"] = t, y
+    settings = ["input.source=hdf5", f"input.file={tmp_path / 'series.h5'}", "output.power=none",
+                "lombscargle.normalization=standard"]
+    out = tmp_path / "out"
+    out.mkdir()
+    assert portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings)).returncode == 0
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "three.h5", *settings), 3)
+    check_one_writer(done, out)
+    got, attrs = datasets(out / "three.h5")
+    want, _ = datasets(out / "one.h5")
+    assert "output/power" not in got and attrs["ranks"] == 3
+    np.testing.assert_allclose(got["output/summary/frequency"], [0.3, 0.7, 1.1], rtol=0.02)
+    assert sorted(got) == sorted(want)
+    for key in [k for k in want if k.startswith(("output/", "input/"))]:
+        assert np.array_equal(got[key], want[key], equal_nan=True), key
+    refused = portasolve(run_args("lombscargle_lightcurve.yaml", out / "four.h5", *settings), 4)
+    assert refused.returncode == 2
+    assert refused.stderr.count("3 series cannot be split over 4 ranks") == 1, refused.stderr
+    assert "input.y" in refused.stderr
+
+
+def test_a_bad_series_is_named_by_its_batch_index_once_and_no_file_is_left(tmp_path):
+    # The last of five series holds a NaN: the rank that owns it would call it
+    # its series 0; every rank checks the whole batch and names series 4.
+    rng = np.random.default_rng(3)
+    y = rng.standard_normal((5, 40))
+    y[4, 17] = np.nan
+    with h5py.File(tmp_path / "series.h5", "w") as f:
+        f["t"], f["y"] = np.linspace(0, 10, 40), y
+    out = tmp_path / "out"
+    out.mkdir()
+    settings = ["input.source=hdf5", f"input.file={tmp_path / 'series.h5'}"]
+    single = portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings))
+    assert single.returncode == 2 and "series 4: y[17]" in single.stderr, single.stderr
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "three.h5", *settings), 3)
+    assert done.returncode != 0
+    # Rank 0 speaks for all; another rank may repeat it while MPI_Abort
+    # spreads on a loaded machine, but none names the series otherwise.
+    assert done.stderr.count("rank 0: error: series 4: y[17]") == 1, done.stderr
+    assert "series 0" not in done.stderr and "series 1" not in done.stderr
+    assert not list(out.iterdir())
+
+
+def test_more_ranks_than_members_is_a_config_error_said_once(tmp_path):
+    done = portasolve(run_args("lorenz96.yaml", tmp_path / "l.h5", "ensemble.members=3"), 4)
+    assert done.returncode == 2
+    assert done.stderr.count("3 members cannot be split over 4 ranks") == 1, done.stderr
+    assert "ensemble.members" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_more_ranks_than_series_is_a_config_error_said_once(tmp_path):
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", tmp_path / "ls.h5", "input.series=3"), 4)
+    assert done.returncode == 2
+    assert done.stderr.count("3 series cannot be split over 4 ranks") == 1, done.stderr
+    assert "input.series" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_one_series_is_not_split_by_frequency_a_config_error(tmp_path):
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", tmp_path / "ls.h5"), 2)
+    assert done.returncode == 2
+    assert done.stderr.count("one series cannot be split over 2 ranks") == 1, done.stderr
+    assert not list(tmp_path.iterdir())
