@@ -6,24 +6,11 @@ is a config error said once.
 
 Run by ctest (distributed.cli_more) with PORTASOLVE_BIN, MPIEXEC and
 PORTASOLVE_SOURCE set."""
-import os
-import subprocess
-from pathlib import Path
-
 import h5py
 import numpy as np
 import pytest
 
-BIN = os.environ.get("PORTASOLVE_BIN", "portasolve")
-MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
-SOURCE = Path(os.environ.get("PORTASOLVE_SOURCE", Path(__file__).resolve().parents[2]))
-ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_rmaps_base_oversubscribe="1")
-
-
-def portasolve(args, ranks=None, timeout=240):
-    command = ([MPIEXEC, "-np", str(ranks)] if ranks else []) + [BIN] + args
-    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=timeout)
+from mpi_cli import SOURCE, portasolve
 
 
 def run_args(config, path, *settings):

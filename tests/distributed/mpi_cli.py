@@ -1,0 +1,20 @@
+"""What the tests of the program under mpirun share: where the program,
+the launcher and the sources are (ctest sets PORTASOLVE_BIN, MPIEXEC and
+PORTASOLVE_SOURCE), Open MPI's settings for CI (root, oversubscribed cores,
+one OpenMP thread a rank), and one call that runs the program with or
+without mpirun."""
+import os
+import subprocess
+from pathlib import Path
+
+BIN = os.environ.get("PORTASOLVE_BIN", "portasolve")
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+SOURCE = Path(os.environ.get("PORTASOLVE_SOURCE", Path(__file__).resolve().parents[2]))
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+
+
+def portasolve(args, ranks=None, timeout=240):
+    """Runs `portasolve ARGS`, under `mpirun -np RANKS` when ranks is given."""
+    command = ([MPIEXEC, "-np", str(ranks)] if ranks else []) + [BIN] + args
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=timeout)
