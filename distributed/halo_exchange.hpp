@@ -58,8 +58,7 @@ class HaloExchange {
   };
 
  public:
-  HaloExchange(const GridDecomposition& grid, int width)
-      : comm_(grid.comm()), device_aware_(device_memory_aware()), width_(width) {
+  HaloExchange(const GridDecomposition& grid, int width) : comm_(grid.comm()), device_aware_(device_memory_aware()) {
     const int rows = static_cast<int>(grid.rows_owned().count), cols = static_cast<int>(grid.cols_owned().count);
     neighbour_ = {grid.north(), grid.south(), grid.west(), grid.east()};
     const int w = width;
@@ -153,7 +152,6 @@ class HaloExchange {
 
   MPI_Comm comm_;
   bool device_aware_;
-  int width_;
   std::array<int, sides> neighbour_{};
   std::array<Rectangle, sides> send_{}, receive_{};
   std::array<View1D<T>, sides> send_buffer_, receive_buffer_;

@@ -71,6 +71,27 @@ void check_series(const Series& series, std::size_t index, std::size_t count, co
   if (!(sum > 0)) throw InputError(prefix + "the weights sum to 0 (weights must be >= 0, with a positive sum)");
 }
 
+// Appends one series' times, weights and weighted centred values to `host`
+// and returns sum w (y - mean), sum w (y - mean)^2 and sum w, in double.
+struct WeightedSums {
+  double y_sum = 0, yy = 0, w_sum = 0;
+};
+template <class T>
+WeightedSums append_series(const Series& series, const std::vector<double>& weight, double mean, HostData<T>& host) {
+  WeightedSums sums;
+  for (std::size_t j = 0; j < series.t.size(); ++j) {
+    const double centred = series.y[j] - mean;
+    host.t.push_back(series.t[j]);
+    host.w.push_back(static_cast<T>(weight[j]));
+    host.wy.push_back(static_cast<T>(weight[j] * centred));
+    sums.y_sum += weight[j] * centred;
+    sums.yy += weight[j] * centred * centred;
+    sums.w_sum += weight[j];
+  }
+  host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
+  return sums;
+}
+
 // The classic form with SciPy 1.15's weights or floating mean, per series in
 // double: weights scaled to sum 1; y less its plain mean with precenter (as
 // SciPy does it, before the weights); Y = sum w y; YY = sum w y^2, less Y^2
@@ -91,21 +112,12 @@ void prepare_classic_weighted(const Series& series, const Options& options, Host
     mean = 0;
     for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
   }
-  double y_sum = 0, yy = 0, w_sum = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    const double centred = series.y[j] - mean;
-    host.t.push_back(series.t[j]);
-    host.w.push_back(static_cast<T>(weight[j]));
-    host.wy.push_back(static_cast<T>(weight[j] * centred));
-    y_sum += weight[j] * centred;
-    yy += weight[j] * centred * centred;
-    w_sum += weight[j];
-  }
-  if (options.floating_mean) yy -= y_sum * y_sum;  // ~0 after centring; SciPy's YY - Y^2
-  host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
+  const WeightedSums sums = append_series(series, weight, mean, host);
+  double yy = sums.yy;
+  if (options.floating_mean) yy -= sums.y_sum * sums.y_sum;  // ~0 after centring; SciPy's YY - Y^2
   const double scale = options.normalize ? 1.0 / yy : 0.5 * static_cast<double>(n);
-  host.constants.push_back(
-      SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale), static_cast<T>(w_sum)});
+  host.constants.push_back(SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(yy), static_cast<T>(scale),
+                                              static_cast<T>(sums.w_sum)});
 }
 
 // Weights, centring and the per-series constants, in double.
@@ -138,22 +150,13 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
         for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
       }
     }
-    double y_sum = 0, yy = 0, raw_yy = 0, w_sum = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double centred = series.y[j] - mean;
-      host.t.push_back(series.t[j]);
-      host.w.push_back(static_cast<T>(weight[j]));
-      host.wy.push_back(static_cast<T>(weight[j] * centred));
-      y_sum += weight[j] * centred;
-      yy += weight[j] * centred * centred;
-      raw_yy += series.y[j] * series.y[j];
-      w_sum += weight[j];
-    }
-    host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
+    const WeightedSums sums = append_series(series, weight, mean, host);
+    double raw_yy = 0;
+    for (double v : series.y) raw_yy += v * v;
     double scale = 0.5 * sum_inverse_variance;  // psd
     if (options.form == Form::classic) scale = options.normalize ? 1.0 / raw_yy : 0.5;
-    host.constants.push_back(
-        SeriesConstants<T>{static_cast<T>(y_sum), static_cast<T>(yy), static_cast<T>(scale), static_cast<T>(w_sum)});
+    host.constants.push_back(SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(sums.yy),
+                                                static_cast<T>(scale), static_cast<T>(sums.w_sum)});
   }
   return host;
 }
