@@ -35,4 +35,16 @@ KOKKOS_INLINE_FUNCTION int fold_index(const int i, const int n, const BorderMode
   }
 }
 
+// The pixel at (i, j) of `in` (rows x cols) as `border` extends the image;
+// keep reads nothing past the edges and gives 0 there, which no kept window
+// sums. For kernels that copy a region with its halo into team scratch.
+template <class Pixel, class Image, class Border>
+KOKKOS_INLINE_FUNCTION Pixel extended_pixel(const Image& in, const Border& border, const int i, const int j,
+                                            const int rows, const int cols) {
+  if (i >= 0 && i < rows && j >= 0 && j < cols) return in(i, j);
+  if (border.mode == BorderMode::constant) return border.constant;
+  if (border.mode == BorderMode::keep) return Pixel(0);
+  return in(fold_index(i, rows, border.mode), fold_index(j, cols, border.mode));
+}
+
 }  // namespace portasolve::smoothing

@@ -85,14 +85,7 @@ struct FusedSmoothing {
     // Pixels no pass writes (outside the updated rectangle) go into both
     // planes, so passes need no per-pixel branches.
     for_region(team, 0, region_rows, 0, region_cols, [&](const int a, const int b) {
-      const int i = row0 + a, j = col0 + b;
-      Pixel value = 0;
-      if (i >= 0 && i < rows && j >= 0 && j < cols)
-        value = in(i, j);
-      else if (mode == BorderMode::constant)
-        value = border.constant;
-      else if (mode != BorderMode::keep)
-        value = in(fold_index(i, rows, mode), fold_index(j, cols, mode));
+      const Pixel value = extended_pixel<Pixel>(in, border, row0 + a, col0 + b, rows, cols);
       planes(0, a, b) = value;
       if (!separable) planes(1, a, b) = value;
     });

@@ -82,14 +82,7 @@ struct SeparableTiles {
     // The region as the border mode extends the image (keep never reads
     // past the edges: zeros there, which no kept window sums).
     for_region(team, 0, region_rows, 0, region_cols, [&](const int a, const int c) {
-      const int i = row0 + a, j = col0 + c;
-      Pixel value = 0;
-      if (i >= 0 && i < rows && j >= 0 && j < cols)
-        value = in(i, j);
-      else if (mode == BorderMode::constant)
-        value = border.constant;
-      else if (mode != BorderMode::keep)
-        value = in(fold_index(i, rows, mode), fold_index(j, cols, mode));
+      const Pixel value = extended_pixel<Pixel>(in, border, row0 + a, col0 + c, rows, cols);
       pixels(a, c) = value;
     });
     team.team_barrier();
