@@ -25,6 +25,7 @@
 #include "drivers/rank_blocks.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/model.hpp"
+#include "solvers/lombscargle/peaks.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::drivers {
@@ -295,21 +296,6 @@ std::vector<double> flatten(const Matrix& host) {
   return values;
 }
 
-// The `count` highest local maxima of one row, highest first.
-std::vector<std::size_t> top_peaks(const double* power, std::size_t m, std::size_t count) {
-  std::vector<std::size_t> maxima;
-  for (std::size_t k = 0; k < m; ++k) {
-    const bool left = k == 0 || power[k] >= power[k - 1];
-    const bool right = k + 1 == m || power[k] >= power[k + 1];
-    if (left && right && std::isfinite(power[k])) maxima.push_back(k);
-  }
-  const std::size_t keep = std::min(count, maxima.size());
-  std::partial_sort(maxima.begin(), maxima.begin() + keep, maxima.end(),
-                    [&](std::size_t a, std::size_t b) { return power[a] > power[b]; });
-  maxima.resize(keep);
-  return maxima;
-}
-
 // Per series of `batch`: the highest power on the grid, its frequency (in the
 // output's units), its false-alarm probability (when `fap_method` is given)
 // and the sinusoid fitted there by weighted least squares (amplitude, phase,
@@ -320,24 +306,22 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                  const std::vector<double>& frequency, const std::vector<double>& power, const ls::Options& options,
+                  const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
                   const std::string& fap_method) {
-  const std::size_t series_count = batch.size(), m = grid.size();
+  const std::size_t series_count = batch.size();
   Summary summary;
   for (auto* values :
        {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
     values->assign(series_count, NAN);
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   for (std::size_t s = 0; s < series_count; ++s) {
-    const double* row = &power[s * m];
-    std::size_t best = m;
-    for (std::size_t k = 0; k < m; ++k)
-      if (std::isfinite(row[k]) && (best == m || row[k] > row[best])) best = k;
-    if (best == m) continue;  // no finite power: NaN throughout
+    const std::int64_t best = table.best[s];
+    if (best < 0) continue;  // no finite power: NaN throughout
+    const double power = table.best_power[s];
     summary.frequency[s] = frequency[best];
-    summary.power[s] = row[best];
+    summary.power[s] = power;
     if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
-      summary.fap[s] = ls::false_alarm_probability(std::clamp(row[best], 0.0, 1.0),
+      summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0),
                                                    ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
                                                    ls::fap_method_from_name(fap_method));
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
@@ -534,28 +518,28 @@ std::pair<double, double> validate(const std::vector<ls::Series>& batch, const l
   return {max_abs, max_rel};
 }
 
-// The peaks of each row of `power` (`count` per series, NaN-padded) and
-// their false-alarm probabilities (NaN where not defined).
+// The peaks of each series (`count` per series, NaN-padded): frequency and
+// power from the device's table, and false-alarm probabilities (NaN where
+// not defined).
 struct Peaks {
   std::vector<double> frequency, power, fap;
 };
-Peaks find_peaks(const std::vector<ls::Series>& batch, const std::vector<double>& power,
-                 const std::vector<double>& frequency, double maximum_frequency, std::size_t count, bool fap_defined,
-                 ls::FapMethod fap_method) {
-  const std::size_t m = frequency.size();
-  Peaks peaks{std::vector<double>(batch.size() * count, NAN), std::vector<double>(batch.size() * count, NAN),
+Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table, const std::vector<double>& frequency,
+               double maximum_frequency, bool fap_defined, ls::FapMethod fap_method) {
+  const std::size_t count = table.count;
+  Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
               std::vector<double>(batch.size() * count, NAN)};
   for (std::size_t s = 0; s < batch.size(); ++s) {
-    const auto found = top_peaks(&power[s * m], m, count);
     const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
     const ls::FapContext fap_context =
         with_fap ? ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency) : ls::FapContext{};
-    for (std::size_t p = 0; p < found.size(); ++p) {
-      peaks.frequency[s * count + p] = frequency[found[p]];
-      peaks.power[s * count + p] = power[s * m + found[p]];
+    for (std::size_t p = 0; p < count; ++p) {
+      const std::int64_t index = table.peaks[s * count + p];
+      if (index < 0) continue;
+      peaks.frequency[s * count + p] = frequency[index];
       if (with_fap)
         peaks.fap[s * count + p] =
-            ls::false_alarm_probability(std::clamp(power[s * m + found[p]], 0.0, 1.0), fap_context, fap_method);
+            ls::false_alarm_probability(std::clamp(table.peak_power[s * count + p], 0.0, 1.0), fap_context, fap_method);
     }
   }
   return peaks;
@@ -684,6 +668,8 @@ void run_typed(RunContext& context) {
     const ItemBlock block = my_block(ranks, global.count);
     check_chunk(ranks, mine, options, global.first + block.first, series_count);
     std::vector<double> my_power;
+    ls::PeakTable table;  // empty for a rank without series in this chunk
+    table.count = peak_count;
     if (!mine.empty()) {
       std::unique_ptr<ls::Periodogram<T>> made;
       try {
@@ -715,12 +701,14 @@ void run_typed(RunContext& context) {
         solve.seconds[r] += chunk_solve.seconds[r];
         if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
       }
-      my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
+      table = ls::find_peaks(periodogram.power(), peak_count);
+      // The power comes to the host only to be written or checked.
+      if (write_power || validating)
+        my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
     }
     if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
 
-    const Peaks mine_peaks =
-        find_peaks(mine, my_power, frequency, maximum_frequency, peak_count, fap_defined, fap_method);
+    const Peaks mine_peaks = peaks_of(mine, table, frequency, maximum_frequency, fap_defined, fap_method);
     // Every rank's rows of this chunk in series order.
     const auto chunk_series = global.count, per_series = static_cast<std::int64_t>(peak_count);
     const Peaks peaks{gather_rows(ranks, chunk_series, per_series, mine_peaks.frequency),
@@ -729,7 +717,7 @@ void run_typed(RunContext& context) {
     const std::vector<double> power =
         write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
     const Summary chunk_summary =
-        gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, my_power, options, summary_fap));
+        gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, table, options, summary_fap));
     if (c == 0) {
       rows.create(catalogue, chunk.series.empty() ? mine : chunk.series, power_storage(config, series_count, m));
       first_peaks = peaks;
