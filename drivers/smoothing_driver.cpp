@@ -236,7 +236,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
   const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
   image.values = {};  // the double copy is no longer needed
   SmoothFunction<Pixel> smooth = [](const View2D<const Pixel>& in, const View2D<Pixel>& out,
-                                     const sm::SmoothingOptions& o, const sm::PassCallback& on_launch) {
+                                    const sm::SmoothingOptions& o, const sm::PassCallback& on_launch) {
     return sm::smooth<Pixel>(in, out, o, on_launch);
   };
   View2D<Pixel> input;

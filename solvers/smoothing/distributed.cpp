@@ -1,6 +1,9 @@
 // Smoothing over MPI ranks. Each rank holds its block inside a local array
 // with a ring of width r; a pass fills the ring, runs smooth() (one pass) on
-// the local array and keeps the block's part of the result. The ring's pixels
+// the local array and keeps the block's part of the result. Blocks wider and
+// taller than 2r overlap the first exchange with the pass over the whole
+// local array (right except within r of the block's edges), then redo that
+// rim from strips of the completed local array. The ring's pixels
 // are the ones one rank would read there: from the neighbours for pixels of
 // the image (two exchanges: along rows, then whole local rows along columns,
 // which carries the corners), and by the border mode past the image's edges
@@ -113,8 +116,8 @@ std::array<int, 2> smoothing_process_grid(int ranks, std::int64_t rows, std::int
     throw std::invalid_argument(
         "a " + std::to_string(rows) + "x" + std::to_string(cols) + " image cannot be smoothed over " +
         std::to_string(ranks) + " MPI ranks: every split leaves a block thinner than the " + std::to_string(least) +
-        " pixels the window (radius " + std::to_string(kernel_radius(options)) + ", border " +
-        name_of(options.border) + ") needs, as its halo comes from the direct neighbours only; use fewer ranks");
+        " pixels the window (radius " + std::to_string(kernel_radius(options)) + ", border " + name_of(options.border) +
+        ") needs, as its halo comes from the direct neighbours only; use fewer ranks");
   return best;
 }
 
@@ -132,8 +135,7 @@ std::unique_ptr<pd::GridDecomposition> decompose_image(MPI_Comm comm, std::int64
     const std::string why = refusal(dims, rows, cols, least_block(options));
     if (!why.empty()) throw std::invalid_argument(why + "; use fewer ranks");
   }
-  return std::make_unique<pd::GridDecomposition>(comm, rows + 2, cols + 2, dims,
-                                                 options.border == BorderMode::wrap);
+  return std::make_unique<pd::GridDecomposition>(comm, rows + 2, cols + 2, dims, options.border == BorderMode::wrap);
 }
 
 ImageBlock image_block(const pd::GridDecomposition& grid, int rank) {
@@ -145,11 +147,13 @@ template <class Pixel>
 SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
                                 const View2D<Pixel>& output, const SmoothingOptions& options,
                                 const PassCallback& on_pass, HaloStatistics* halo) {
-  const int image_rows = static_cast<int>(grid.global_rows() - 2), image_cols = static_cast<int>(grid.global_cols() - 2);
+  const int image_rows = static_cast<int>(grid.global_rows() - 2),
+            image_cols = static_cast<int>(grid.global_cols() - 2);
   check(options, image_rows, image_cols);
   const ImageBlock mine = image_block(grid);
-  if (block.extent(0) != static_cast<std::size_t>(mine.rows) || block.extent(1) != static_cast<std::size_t>(mine.cols) ||
-      output.extent(0) != block.extent(0) || output.extent(1) != block.extent(1))
+  if (block.extent(0) != static_cast<std::size_t>(mine.rows) ||
+      block.extent(1) != static_cast<std::size_t>(mine.cols) || output.extent(0) != block.extent(0) ||
+      output.extent(1) != block.extent(1))
     throw std::invalid_argument("smoothing over MPI ranks: rank " + std::to_string(grid.rank()) + "'s block is " +
                                 std::to_string(mine.rows) + "x" + std::to_string(mine.cols) + ", its input " +
                                 std::to_string(block.extent(0)) + "x" + std::to_string(block.extent(1)) +
@@ -200,19 +204,62 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
     for_rectangle("smoothing_ring_by_border", ring, fill);
   };
 
+  // Blocks with an inner part (pixels r or more from the block's edges) smooth
+  // the whole local array while the first exchange travels, then redo the
+  // rim (pixels within r of the block's edges) from strips of 3r rows or
+  // columns copied out of the local array once its ring is complete.
+  const bool overlap = r > 0 && rows > 2 * r && cols > 2 * r;
+  struct Strip {
+    View2D<Pixel> in, out;
+    std::pair<int, int> source_rows, source_cols;  // of the local array
+    std::pair<int, int> rim_rows, rim_cols;        // of the local array, written from out
+  };
+  std::vector<Strip> strips;
+  if (overlap) {
+    const auto all_rows = std::make_pair(0, rows + 2 * r), all_cols = std::make_pair(0, cols + 2 * r);
+    const auto strip = [&](std::pair<int, int> source_rows, std::pair<int, int> source_cols,
+                           std::pair<int, int> rim_rows, std::pair<int, int> rim_cols) {
+      const int n = source_rows.second - source_rows.first, m = source_cols.second - source_cols.first;
+      strips.push_back(
+          Strip{View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_in")), n, m),
+                View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_out")), n, m),
+                source_rows, source_cols, rim_rows, rim_cols});
+    };
+    strip({0, 3 * r}, all_cols, {r, 2 * r}, block_cols);                       // north
+    strip({rows - r, rows + 2 * r}, all_cols, {rows, rows + r}, block_cols);   // south
+    strip(all_rows, {0, 3 * r}, block_range, {r, 2 * r});                      // west
+    strip(all_rows, {cols - r, cols + 2 * r}, block_range, {cols, cols + r});  // east
+  }
+
   SmoothReport report;
   report.passes = options.passes;
   report.radius = r;
   for (std::int64_t pass = 0; pass < options.passes; ++pass) {
+    SmoothReport one;
     if (r > 0) {
-      across.exchange(current);
+      across.start(current);
+      if (overlap) one = smooth<Pixel>(current, next, local);  // right r or more from the block's edges
+      across.finish(current);
       if (grid.west() == MPI_PROC_NULL) extend(false, 0, r, r, rows);
       if (grid.east() == MPI_PROC_NULL) extend(false, r + cols, r, r, rows);
       down.exchange(current);
       if (grid.north() == MPI_PROC_NULL) extend(true, 0, r, 0, cols + 2 * r);
       if (grid.south() == MPI_PROC_NULL) extend(true, r + rows, r, 0, cols + 2 * r);
     }
-    const SmoothReport one = smooth<Pixel>(current, next, local);
+    if (overlap) {
+      for (const Strip& s : strips) {
+        const auto rows_in_strip =
+            std::make_pair(s.rim_rows.first - s.source_rows.first, s.rim_rows.second - s.source_rows.first);
+        const auto cols_in_strip =
+            std::make_pair(s.rim_cols.first - s.source_cols.first, s.rim_cols.second - s.source_cols.first);
+        Kokkos::deep_copy(s.in, Kokkos::subview(current, s.source_rows, s.source_cols));
+        smooth<Pixel>(s.in, s.out, local);
+        Kokkos::deep_copy(Kokkos::subview(next, s.rim_rows, s.rim_cols),
+                          Kokkos::subview(s.out, rows_in_strip, cols_in_strip));
+      }
+    } else {
+      one = smooth<Pixel>(current, next, local);
+    }
     report.separable = one.separable;
     report.separable_kernel = one.separable_kernel;
     report.tile_rows = one.tile_rows;
@@ -227,8 +274,8 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
   }
   Kokkos::deep_copy(output, Kokkos::subview(current, block_range, block_cols));
   if (halo)
-    *halo = HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(),
-                           across.device_aware()};
+    *halo =
+        HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(), across.device_aware()};
   return report;
 }
 
@@ -274,16 +321,17 @@ std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<
     const ImageBlock b = image_block(grid, rank);
     const Pixel* from = all.data() + offsets[rank] / static_cast<int>(sizeof(Pixel));
     for (std::int64_t i = 0; i < b.rows; ++i)
-      std::copy(from + i * b.cols, from + (i + 1) * b.cols, image.data() + (b.first_row + i) * image_cols + b.first_col);
+      std::copy(from + i * b.cols, from + (i + 1) * b.cols,
+                image.data() + (b.first_row + i) * image_cols + b.first_col);
   }
   return image;
 }
 
-#define PORTASOLVE_SMOOTH_DISTRIBUTED(Pixel)                                                                         \
-  template SmoothReport smooth_distributed<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&,         \
+#define PORTASOLVE_SMOOTH_DISTRIBUTED(Pixel)                                                                          \
+  template SmoothReport smooth_distributed<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&,           \
                                                   const View2D<Pixel>&, const SmoothingOptions&, const PassCallback&, \
-                                                  HaloStatistics*);                                                  \
-  template View2D<Pixel> block_to_device<Pixel>(const pd::GridDecomposition&, const HostImage<Pixel>&);      \
+                                                  HaloStatistics*);                                                   \
+  template View2D<Pixel> block_to_device<Pixel>(const pd::GridDecomposition&, const HostImage<Pixel>&);               \
   template std::vector<Pixel> gather_image<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&, int);
 PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint8_t)
 PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint16_t)

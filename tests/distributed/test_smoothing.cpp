@@ -17,8 +17,8 @@
 
 namespace sm = portasolve::smoothing;
 namespace pd = portasolve::distributed;
-using sm::HostImage;
 using portasolve::View2D;
+using sm::HostImage;
 
 namespace {
 
@@ -65,8 +65,8 @@ std::vector<Pixel> single_rank(const std::vector<Pixel>& image, std::int64_t row
 
 std::string describe(const sm::SmoothingOptions& o, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims) {
   return std::to_string(rows) + "x" + std::to_string(cols) + " on " + std::to_string(dims[0]) + "x" +
-         std::to_string(dims[1]) + " ranks (0x0: chosen), " + sm::name_of(o.kernel) + " r=" +
-         std::to_string(sm::kernel_radius(o)) + " border " + sm::name_of(o.border) + ", " +
+         std::to_string(dims[1]) + " ranks (0x0: chosen), " + sm::name_of(o.kernel) +
+         " r=" + std::to_string(sm::kernel_radius(o)) + " border " + sm::name_of(o.border) + ", " +
          std::to_string(o.passes) + " passes";
 }
 
@@ -84,8 +84,8 @@ void expect_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::
   const View2D<Pixel> output("output", block.extent(0), block.extent(1));
   sm::HaloStatistics halo;
   std::int64_t calls = 0;
-  const sm::SmoothReport report =
-      sm::smooth_distributed<Pixel>(*grid, block, output, options, [&](std::int64_t) { ++calls; }, &halo);
+  const sm::SmoothReport report = sm::smooth_distributed<Pixel>(
+      *grid, block, output, options, [&](std::int64_t) { ++calls; }, &halo);
   EXPECT_EQ(report.passes, options.passes);
   EXPECT_EQ(calls, options.passes);
   EXPECT_EQ(halo.exchanges, sm::kernel_radius(options) > 0 ? 2 * options.passes : 0);
@@ -96,8 +96,8 @@ void expect_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::
     for (std::int64_t j = 0; j < b.cols; ++j) {
       const std::int64_t gi = b.first_row + i, gj = b.first_col + j;
       ASSERT_EQ(mine(i, j), expected[gi * cols + gj])
-          << "pixel (" << gi << ", " << gj << ") on rank " << grid->rank() << " of a "
-          << grid->dims()[0] << "x" << grid->dims()[1] << " process grid";
+          << "pixel (" << gi << ", " << gj << ") on rank " << grid->rank() << " of a " << grid->dims()[0] << "x"
+          << grid->dims()[1] << " process grid";
     }
   const std::vector<Pixel> gathered = sm::gather_image<Pixel>(*grid, output, 0);
   if (grid->rank() == 0) {
@@ -146,7 +146,7 @@ sm::SmoothingOptions with(sm::SmoothingOptions o, sm::BorderMode border, std::in
 
 // Windows of radius 1 to 6: the fixed-radius and general 2-D passes, the
 // separable ones (box r >= 3, gaussian), a weights matrix.
-const std::vector<sm::SmoothingOptions> windows{box(1), box(2, sm::Separable::no), box(3), weighted3(),
+const std::vector<sm::SmoothingOptions> windows{box(1),         box(2, sm::Separable::no), box(3), weighted3(),
                                                 gaussian(1, 2), gaussian(1.5, 4)};
 
 TEST(SmoothingOverRanks, EveryBorderAndWindowFloatOnAnUnevenImage) {
