@@ -31,7 +31,8 @@ std::array<int, 2> process_grid(int ranks, std::int64_t interior_rows, std::int6
   return best;
 }
 
-GridDecomposition::GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims)
+GridDecomposition::GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims,
+                                     bool periodic)
     : rows_(rows), cols_(cols) {
   int size = 1;
   MPI_Comm_size(comm, &size);
@@ -44,7 +45,7 @@ GridDecomposition::GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int6
                                 " does not fit " + std::to_string(size) + " ranks on a " + std::to_string(rows - 2) +
                                 "x" + std::to_string(cols - 2) + " interior");
   dims_ = dims;
-  const int periods[2] = {0, 0};
+  const int periods[2] = {periodic ? 1 : 0, periodic ? 1 : 0};
   // No reordering: rank r's block is the same whatever the MPI library, so
   // files and logs name the same block for the same rank.
   MPI_Cart_create(comm, 2, dims_.data(), periods, /*reorder=*/0, &cart_);

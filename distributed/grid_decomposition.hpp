@@ -31,8 +31,11 @@ std::array<int, 2> process_grid(int ranks, std::int64_t interior_rows, std::int6
 class GridDecomposition {
  public:
   // Collective over `comm`. dims {0, 0} chooses process_grid(); otherwise
-  // dims[0] * dims[1] must be comm's size.
-  GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims = {0, 0});
+  // dims[0] * dims[1] must be comm's size. periodic: the Cartesian
+  // communicator wraps both ways, so the blocks on opposite edges are
+  // neighbours (smoothing's wrap border) instead of MPI_PROC_NULL.
+  GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims = {0, 0},
+                    bool periodic = false);
   ~GridDecomposition();
   GridDecomposition(const GridDecomposition&) = delete;
   GridDecomposition& operator=(const GridDecomposition&) = delete;
@@ -50,7 +53,8 @@ class GridDecomposition {
   // The same for any rank of this decomposition.
   Span rows_owned_by(int rank) const;
   Span cols_owned_by(int rank) const;
-  // Neighbouring ranks; MPI_PROC_NULL where the block touches the grid's ring.
+  // Neighbouring ranks; MPI_PROC_NULL where the block touches the grid's ring
+  // (unless periodic).
   int north() const noexcept { return north_; }
   int south() const noexcept { return south_; }
   int west() const noexcept { return west_; }

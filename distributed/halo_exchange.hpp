@@ -48,6 +48,24 @@ template <>
 inline MPI_Datatype mpi_type<double>() {
   return MPI_DOUBLE;
 }
+template <>
+inline MPI_Datatype mpi_type<std::uint8_t>() {
+  return MPI_UINT8_T;
+}
+template <>
+inline MPI_Datatype mpi_type<std::uint16_t>() {
+  return MPI_UINT16_T;
+}
+template <>
+inline MPI_Datatype mpi_type<std::int32_t>() {
+  return MPI_INT32_T;
+}
+
+// Which sides an exchange fills: edges, all four sides, the block's own rows
+// and columns (the 5-point stencil's); across, west and east only;
+// down_with_corners, north and south only, rows the full width of the local
+// array (ring columns included).
+enum class HaloShape { edges, across, down_with_corners };
 
 template <class T>
 class HaloExchange {
@@ -58,16 +76,21 @@ class HaloExchange {
   };
 
  public:
-  HaloExchange(const GridDecomposition& grid, int width) : comm_(grid.comm()), device_aware_(device_memory_aware()) {
+  HaloExchange(const GridDecomposition& grid, int width, HaloShape shape = HaloShape::edges)
+      : comm_(grid.comm()), device_aware_(device_memory_aware()) {
     const int rows = static_cast<int>(grid.rows_owned().count), cols = static_cast<int>(grid.cols_owned().count);
     neighbour_ = {grid.north(), grid.south(), grid.west(), grid.east()};
+    if (shape == HaloShape::across) neighbour_[north] = neighbour_[south] = MPI_PROC_NULL;
+    if (shape == HaloShape::down_with_corners) neighbour_[west] = neighbour_[east] = MPI_PROC_NULL;
     const int w = width;
     // What this rank sends each way (its own points next to that edge) and
     // where the neighbour's points land (the ring).
-    send_ = {Rectangle{w, w, w, cols}, Rectangle{rows, w, w, cols}, Rectangle{w, w, rows, w},
-             Rectangle{w, cols, rows, w}};
-    receive_ = {Rectangle{0, w, w, cols}, Rectangle{rows + w, w, w, cols}, Rectangle{w, 0, rows, w},
-                Rectangle{w, cols + w, rows, w}};
+    const int first_col = shape == HaloShape::down_with_corners ? 0 : w;
+    const int row_length = shape == HaloShape::down_with_corners ? cols + 2 * w : cols;
+    send_ = {Rectangle{w, first_col, w, row_length}, Rectangle{rows, first_col, w, row_length},
+             Rectangle{w, w, rows, w}, Rectangle{w, cols, rows, w}};
+    receive_ = {Rectangle{0, first_col, w, row_length}, Rectangle{rows + w, first_col, w, row_length},
+                Rectangle{w, 0, rows, w}, Rectangle{w, cols + w, rows, w}};
     if ((rows < w || cols < w) && (grid.size() > 1))
       throw std::invalid_argument("a " + std::to_string(rows) + "x" + std::to_string(cols) +
                                   " block cannot give a halo of width " + std::to_string(w) + ": use fewer ranks");

@@ -69,6 +69,7 @@ void check_poisson_ranks(const config::Config& config, int ranks);
 void add_smoothing_schema(config::Schema& schema);
 void run_smoothing(RunContext& context);
 Preflight preflight_smoothing(const config::Config& config);
+void check_smoothing_ranks(const config::Config& config, int ranks);
 void add_lorenz05_schema(config::Schema& schema);
 void run_lorenz05(RunContext& context);
 Preflight preflight_lorenz05(const config::Config& config);

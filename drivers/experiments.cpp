@@ -13,7 +13,7 @@ const std::vector<Experiment>& experiments() {
       {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
        add_poisson_schema, run_poisson, preflight_poisson, check_poisson_ranks},
       {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",
-       add_smoothing_schema, run_smoothing, preflight_smoothing},
+       add_smoothing_schema, run_smoothing, preflight_smoothing, check_smoothing_ranks},
       {"stream", "device memory bandwidth (STREAM copy, scale, add, triad)", add_stream_schema, run_stream,
        preflight_stream},
   };

@@ -1,11 +1,15 @@
 // experiment: smoothing. Loads or draws an image, converts it to the pixel
 // type, runs the passes (and, if asked, the same passes one launch each as
-// the baseline) and writes the smoothed image.
+// the baseline) and writes the smoothed image. Over MPI ranks each rank
+// smooths its block of the image (solvers/smoothing/distributed.hpp) and
+// rank 0 writes the gathered image.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 
@@ -16,6 +20,13 @@
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
 #include "solvers/smoothing/smooth.hpp"
+#if PORTASOLVE_HAVE_MPI
+#include <mpi.h>
+
+#include "distributed/grid_decomposition.hpp"
+#include "distributed/mpi_session.hpp"
+#include "solvers/smoothing/distributed.hpp"
+#endif
 
 namespace portasolve::drivers {
 
@@ -174,9 +185,16 @@ struct TimedSmooth {
   RepeatTimes times;
 };
 
+// How a repeat smooths: sm::smooth on the whole image, or over MPI ranks
+// sm::smooth_distributed on this rank's block.
+template <class Pixel>
+using SmoothFunction = std::function<sm::SmoothReport(const View2D<const Pixel>&, const View2D<Pixel>&,
+                                                      const sm::SmoothingOptions&, const sm::PassCallback&)>;
+
 template <class Pixel>
 TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, const View2D<Pixel>& output,
-                         const sm::SmoothingOptions& options, const std::string& label) {
+                         const sm::SmoothingOptions& options, const std::string& label,
+                         const SmoothFunction<Pixel>& smooth) {
   const auto& config = context.config;
   const int warmup = static_cast<int>(config.integer("run.warmup"));
   const int repeats = static_cast<int>(config.integer("run.repeats"));
@@ -190,7 +208,7 @@ TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, 
     ProfilingRegion region("smoothing/" + label);
     Stopwatch watch;
     try {
-      result.report = sm::smooth<Pixel>(input, output, options, [&](std::int64_t done) {
+      result.report = smooth(input, output, options, [&](std::int64_t done) {
         throw_if_interrupted();
         progress.update(done);
       });
@@ -217,12 +235,39 @@ void run_typed(RunContext& context, const std::string& type_name) {
   const sm::SmoothingOptions options = smoothing_options(config);
   const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
   image.values = {};  // the double copy is no longer needed
-  const View2D<Pixel> input(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")), image.rows,
-                            image.cols);
-  Kokkos::deep_copy(input, host_input);
+  SmoothFunction<Pixel> smooth = [](const View2D<const Pixel>& in, const View2D<Pixel>& out,
+                                    const sm::SmoothingOptions& o, const sm::PassCallback& on_launch) {
+    return sm::smooth<Pixel>(in, out, o, on_launch);
+  };
+  View2D<Pixel> input;
+#if PORTASOLVE_HAVE_MPI
+  // Over MPI ranks each rank holds its block of the image on its device.
+  std::unique_ptr<distributed::GridDecomposition> decomposition;
+  sm::HaloStatistics halo;
+  if (context.ranks.size > 1) {
+    try {
+      decomposition = sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(image.rows),
+                                          static_cast<std::int64_t>(image.cols), options);
+    } catch (const OptionError& error) {
+      throw config_error_for(config, error, smoothing_option_keys(), "smoothing.kernel");
+    } catch (const std::invalid_argument& error) {  // the split (check_smoothing_ranks saw it first)
+      throw InputError(error.what());
+    }
+    input = sm::block_to_device<Pixel>(*decomposition, host_input);
+    smooth = [&](const View2D<const Pixel>& in, const View2D<Pixel>& out, const sm::SmoothingOptions& o,
+                 const sm::PassCallback& on_pass) {
+      return sm::smooth_distributed<Pixel>(*decomposition, in, out, o, on_pass, &halo);
+    };
+  }
+#endif
+  if (!input.data()) {
+    input = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_input")), image.rows,
+                          image.cols);
+    Kokkos::deep_copy(input, host_input);
+  }
   throw_if_interrupted();
   const View2D<Pixel> output(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_output")),
-                             image.rows, image.cols);
+                             input.extent(0), input.extent(1));
   const double setup_s = setup_watch.seconds();
 
   TimedSmooth baseline;
@@ -230,9 +275,10 @@ void run_typed(RunContext& context, const std::string& type_name) {
   if (with_baseline) {
     sm::SmoothingOptions separate = options;
     separate.passes_per_launch = 1;
-    baseline = timed_smooth<Pixel>(context, input, output, separate, "separate launches (baseline)");
+    baseline = timed_smooth<Pixel>(context, input, output, separate, "separate launches (baseline)", smooth);
   }
-  const TimedSmooth smoothed = timed_smooth<Pixel>(context, input, output, options, config.string("smoothing.kernel"));
+  const TimedSmooth smoothed =
+      timed_smooth<Pixel>(context, input, output, options, config.string("smoothing.kernel"), smooth);
   const sm::SmoothReport& report = smoothed.report;
 
   auto& result = context.result;
@@ -249,9 +295,37 @@ void run_typed(RunContext& context, const std::string& type_name) {
   if (config.boolean("output.input_image")) in.write_dataset("image", host_input.data(), dims);
 
   auto& out = result.output();
-  const auto host_output = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
+  // The whole smoothed image on the host (over ranks: gathered on rank 0; the
+  // other ranks' files are discarded, so they write zeros).
+  HostView2D<Pixel> host_output;
+  std::vector<Pixel> gathered;
+  const Pixel* output_pixels = nullptr;
+#if PORTASOLVE_HAVE_MPI
+  if (decomposition) {
+    gathered = sm::gather_image<Pixel>(*decomposition, output, 0);
+    if (gathered.empty()) gathered.assign(image.rows * image.cols, Pixel(0));
+    output_pixels = gathered.data();
+    const auto& grid = decomposition->dims();
+    out.set_attribute("ranks", static_cast<std::int64_t>(decomposition->size()));
+    out.set_attribute("process_grid", std::to_string(grid[0]) + "x" + std::to_string(grid[1]));
+    out.set_attribute("halo_transport", distributed::halo_transport_name(halo.device_aware));
+    // The slowest rank's: the one the others wait for.
+    double halo_s = halo.seconds;  // the last run's
+    MPI_Allreduce(MPI_IN_PLACE, &halo_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    out.set_attribute("halo_s", halo_s);
+    char line[200];
+    std::snprintf(line, sizeof line, "ranks: %d (%dx%d blocks), halo exchanges %.3g s on the slowest rank (%s)\n",
+                  decomposition->size(), grid[0], grid[1], halo_s,
+                  distributed::halo_transport_name(halo.device_aware).c_str());
+    context.out << line;
+  }
+#endif
+  if (!output_pixels) {
+    host_output = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
+    output_pixels = host_output.data();
+  }
   if (config.boolean("output.image")) {
-    out.write_dataset("image", host_output.data(), dims);
+    out.write_dataset("image", output_pixels, dims);
     out.set_attribute("description", "the image after all passes, the input's pixel type", "image");
   }
   out.set_attribute("kernel", config.string("smoothing.kernel"));
@@ -292,7 +366,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
     context.out << line;
   }
   if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
-    std::vector<double> values(host_output.data(), host_output.data() + host_output.size());
+    std::vector<double> values(output_pixels, output_pixels + image.rows * image.cols);
     const unsigned maxval = std::is_same<Pixel, std::uint16_t>::value ? 65535u : image.maxval;
     write_pgm(config, result, values, image.rows, image.cols, maxval);
   }
@@ -317,6 +391,25 @@ void run_smoothing(RunContext& context) {
 }  // namespace portasolve::drivers
 
 namespace portasolve::drivers {
+
+void check_smoothing_ranks(const config::Config& config, int ranks) {
+#if PORTASOLVE_HAVE_MPI
+  const sm::SmoothingOptions options = smoothing_options(config);
+  const std::string source = config.string("image.source");
+  const ImageSize size = image_size(config, "image", source, "image.source");
+  try {
+    sm::smoothing_process_grid(ranks, static_cast<std::int64_t>(size.rows), static_cast<std::int64_t>(size.cols),
+                               options);
+  } catch (const OptionError& error) {
+    throw config_error_for(config, error, smoothing_option_keys(), "smoothing.kernel");
+  } catch (const std::invalid_argument& error) {
+    const std::string key = image_size_key("image", source);
+    throw ConfigError(config.where(key), key, error.what(), "a larger image, a smaller window or fewer ranks");
+  }
+#else
+  (void)config, (void)ranks;
+#endif
+}
 
 Preflight preflight_smoothing(const config::Config& config) {
   const std::string source = config.string("image.source");

@@ -1,0 +1,342 @@
+// Smoothing over MPI ranks. Each rank holds its block inside a local array
+// with a ring of width r; a pass fills the ring, runs smooth() (one pass) on
+// the local array and keeps the block's part of the result. Blocks wider and
+// taller than 2r overlap the first exchange with the pass over the whole
+// local array (right except within r of the block's edges), then redo that
+// rim from strips of the completed local array. The ring's pixels
+// are the ones one rank would read there: from the neighbours for pixels of
+// the image (two exchanges: along rows, then whole local rows along columns,
+// which carries the corners), and by the border mode past the image's edges
+// (ExtendByBorder, which folds the global index into the block: the
+// restriction on block sizes makes the fold land there). The local array's own
+// edges are smoothed by whatever border smooth() is given; those pixels are
+// the ring, which the next pass overwrites.
+#include "solvers/smoothing/distributed.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/grid_range.hpp"
+#include "distributed/halo_exchange.hpp"
+#include "solvers/smoothing/border.hpp"
+#include "solvers/smoothing/taps.hpp"
+
+namespace portasolve::smoothing {
+
+namespace {
+
+namespace pd = distributed;
+
+// Ring pixels past one of the image's edges, (i, j) local: the pixel the
+// border mode reads there, found by folding the global index along one axis
+// into the block (constant: the constant; keep: 0, which no kept pixel reads).
+template <class Pixel>
+struct ExtendByBorder {
+  View2D<Pixel> local;
+  BorderMode mode;
+  Pixel constant;
+  int radius;
+  int first;     // the block's first image index along the axis
+  int extent;    // the image's extent along the axis
+  bool by_rows;  // fold the row index (else the column index)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    if (mode == BorderMode::constant) {
+      local(i, j) = constant;
+    } else if (mode == BorderMode::keep) {
+      local(i, j) = Pixel(0);
+    } else if (by_rows) {
+      local(i, j) = local(radius + fold_index(first - radius + i, extent, mode) - first, j);
+    } else {
+      local(i, j) = local(i, radius + fold_index(first - radius + j, extent, mode) - first);
+    }
+  }
+};
+
+// border keep: the block's pixels within r of the image's edges stay as they
+// were (next takes them from current).
+template <class Pixel>
+struct KeepEdges {
+  View2D<const Pixel> current;
+  View2D<Pixel> next;
+  int radius, first_row, first_col, rows, cols;  // the block's origin, the image's extents
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    const int gi = first_row + i - radius, gj = first_col + j - radius;
+    if (gi < radius || gi >= rows - radius || gj < radius || gj >= cols - radius) next(i, j) = current(i, j);
+  }
+};
+
+std::string split_text(const std::array<int, 2>& dims) {
+  return std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
+}
+
+// Why `dims` cannot split rows x cols, or empty.
+std::string refusal(const std::array<int, 2>& dims, std::int64_t rows, std::int64_t cols, int least) {
+  const std::int64_t extent[2] = {rows, cols};
+  const char* what[2] = {"rows", "columns"};
+  for (int axis = 0; axis < 2; ++axis) {
+    if (dims[axis] > extent[axis])
+      return "a " + split_text(dims) + " process grid has more ranks down than the image's " + std::to_string(rows) +
+             "x" + std::to_string(cols) + " pixels allow";
+    if (dims[axis] > 1 && extent[axis] / dims[axis] < least)
+      return "a " + split_text(dims) + " process grid gives blocks of " + std::to_string(extent[axis] / dims[axis]) +
+             " " + what[axis] + ", fewer than the " + std::to_string(least) +
+             " the window needs over MPI ranks (a halo comes from the direct neighbours only)";
+  }
+  return {};
+}
+
+}  // namespace
+
+int least_block(const SmoothingOptions& options) {
+  const int r = kernel_radius(options);
+  return std::max(1, options.border == BorderMode::mirror ? r + 1 : r);
+}
+
+std::array<int, 2> smoothing_process_grid(int ranks, std::int64_t rows, std::int64_t cols,
+                                          const SmoothingOptions& options) {
+  check(options, rows, cols);
+  const int least = least_block(options);
+  std::array<int, 2> best{0, 0};
+  double best_edges = std::numeric_limits<double>::infinity();
+  for (int down = 1; down <= ranks; ++down) {
+    if (ranks % down != 0) continue;
+    const std::array<int, 2> dims{down, ranks / down};
+    if (!refusal(dims, rows, cols, least).empty()) continue;
+    const double edges = static_cast<double>(dims[0] - 1) * static_cast<double>(cols) +
+                         static_cast<double>(dims[1] - 1) * static_cast<double>(rows);
+    if (edges < best_edges) best_edges = edges, best = dims;
+  }
+  if (best[0] == 0)
+    throw std::invalid_argument(
+        "a " + std::to_string(rows) + "x" + std::to_string(cols) + " image cannot be smoothed over " +
+        std::to_string(ranks) + " MPI ranks: every split leaves a block thinner than the " + std::to_string(least) +
+        " pixels the window (radius " + std::to_string(kernel_radius(options)) + ", border " + name_of(options.border) +
+        ") needs, as its halo comes from the direct neighbours only; use fewer ranks");
+  return best;
+}
+
+std::unique_ptr<pd::GridDecomposition> decompose_image(MPI_Comm comm, std::int64_t rows, std::int64_t cols,
+                                                       const SmoothingOptions& options, std::array<int, 2> dims) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  if (dims[0] == 0 && dims[1] == 0) {
+    dims = smoothing_process_grid(size, rows, cols, options);
+  } else {
+    check(options, rows, cols);
+    if (dims[0] < 1 || dims[1] < 1 || dims[0] * dims[1] != size)
+      throw std::invalid_argument("a " + split_text(dims) + " process grid does not fit " + std::to_string(size) +
+                                  " ranks");
+    const std::string why = refusal(dims, rows, cols, least_block(options));
+    if (!why.empty()) throw std::invalid_argument(why + "; use fewer ranks");
+  }
+  return std::make_unique<pd::GridDecomposition>(comm, rows + 2, cols + 2, dims, options.border == BorderMode::wrap);
+}
+
+ImageBlock image_block(const pd::GridDecomposition& grid, int rank) {
+  const pd::Span rows = grid.rows_owned_by(rank), cols = grid.cols_owned_by(rank);
+  return ImageBlock{rows.first - 1, rows.count, cols.first - 1, cols.count};
+}
+
+template <class Pixel>
+SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
+                                const View2D<Pixel>& output, const SmoothingOptions& options,
+                                const PassCallback& on_pass, HaloStatistics* halo) {
+  const int image_rows = static_cast<int>(grid.global_rows() - 2),
+            image_cols = static_cast<int>(grid.global_cols() - 2);
+  check(options, image_rows, image_cols);
+  const ImageBlock mine = image_block(grid);
+  if (block.extent(0) != static_cast<std::size_t>(mine.rows) ||
+      block.extent(1) != static_cast<std::size_t>(mine.cols) || output.extent(0) != block.extent(0) ||
+      output.extent(1) != block.extent(1))
+    throw std::invalid_argument("smoothing over MPI ranks: rank " + std::to_string(grid.rank()) + "'s block is " +
+                                std::to_string(mine.rows) + "x" + std::to_string(mine.cols) + ", its input " +
+                                std::to_string(block.extent(0)) + "x" + std::to_string(block.extent(1)) +
+                                " and output " + std::to_string(output.extent(0)) + "x" +
+                                std::to_string(output.extent(1)));
+  if (output.data() == block.data()) throw std::invalid_argument("smoothing: the output must not alias the input");
+  const std::string why = refusal(grid.dims(), image_rows, image_cols, least_block(options));
+  if (!why.empty()) throw std::invalid_argument(why + "; use fewer ranks");
+  // wrap reads across the image's edges: from the opposite blocks where the
+  // process grid is periodic (decompose_image's choice), from the block itself
+  // along an unsplit direction; other borders must not wrap.
+  int dims[2], periods[2], coords[2];
+  MPI_Cart_get(grid.comm(), 2, dims, periods, coords);
+  for (int axis = 0; axis < 2; ++axis)
+    if (options.border == BorderMode::wrap ? (dims[axis] > 1 && !periods[axis]) : periods[axis] != 0)
+      throw std::invalid_argument(std::string("smoothing over MPI ranks: border ") + name_of(options.border) +
+                                  " needs a process grid that is " +
+                                  (options.border == BorderMode::wrap ? "" : "not ") + "periodic (decompose_image)");
+
+  const int r = kernel_radius(options);
+  const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
+  const auto block_range = std::make_pair(r, r + rows);
+  const auto block_cols = std::make_pair(r, r + cols);
+  View2D<Pixel> current("smoothing_local", rows + 2 * r, cols + 2 * r);
+  View2D<Pixel> next("smoothing_local_next", rows + 2 * r, cols + 2 * r);
+  Kokkos::deep_copy(Kokkos::subview(current, block_range, block_cols), block);
+
+  // One pass of the local array: its edges (the ring) are recomputed by the
+  // next exchange, so any border that reads only the array does here.
+  SmoothingOptions local = options;
+  local.passes = 1;
+  local.passes_per_launch = 1;
+  local.fused_kernel = FusedKernel::automatic;
+  local.border = BorderMode::nearest;
+
+  pd::HaloExchange<Pixel> across(grid, r, pd::HaloShape::across), down(grid, r, pd::HaloShape::down_with_corners);
+  const Pixel constant = constant_pixel<Pixel>(options.constant_value);
+  const auto extend = [&](bool by_rows, int first_local, int count, int other_first, int other_count) {
+    const ExtendByBorder<Pixel> fill{current,
+                                     options.border,
+                                     constant,
+                                     r,
+                                     static_cast<int>(by_rows ? mine.first_row : mine.first_col),
+                                     by_rows ? image_rows : image_cols,
+                                     by_rows};
+    const GridRectangle ring = by_rows ? GridRectangle{first_local, other_first, count, other_count}
+                                       : GridRectangle{other_first, first_local, other_count, count};
+    for_rectangle("smoothing_ring_by_border", ring, fill);
+  };
+
+  // Blocks with an inner part (pixels r or more from the block's edges) smooth
+  // the whole local array while the first exchange travels, then redo the
+  // rim (pixels within r of the block's edges) from strips of 3r rows or
+  // columns copied out of the local array once its ring is complete.
+  const bool overlap = r > 0 && rows > 2 * r && cols > 2 * r;
+  struct Strip {
+    View2D<Pixel> in, out;
+    std::pair<int, int> source_rows, source_cols;  // of the local array
+    std::pair<int, int> rim_rows, rim_cols;        // of the local array, written from out
+  };
+  std::vector<Strip> strips;
+  if (overlap) {
+    const auto all_rows = std::make_pair(0, rows + 2 * r), all_cols = std::make_pair(0, cols + 2 * r);
+    const auto strip = [&](std::pair<int, int> source_rows, std::pair<int, int> source_cols,
+                           std::pair<int, int> rim_rows, std::pair<int, int> rim_cols) {
+      const int n = source_rows.second - source_rows.first, m = source_cols.second - source_cols.first;
+      strips.push_back(
+          Strip{View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_in")), n, m),
+                View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_out")), n, m),
+                source_rows, source_cols, rim_rows, rim_cols});
+    };
+    strip({0, 3 * r}, all_cols, {r, 2 * r}, block_cols);                       // north
+    strip({rows - r, rows + 2 * r}, all_cols, {rows, rows + r}, block_cols);   // south
+    strip(all_rows, {0, 3 * r}, block_range, {r, 2 * r});                      // west
+    strip(all_rows, {cols - r, cols + 2 * r}, block_range, {cols, cols + r});  // east
+  }
+
+  SmoothReport report;
+  report.passes = options.passes;
+  report.radius = r;
+  for (std::int64_t pass = 0; pass < options.passes; ++pass) {
+    SmoothReport one;
+    if (r > 0) {
+      across.start(current);
+      if (overlap) one = smooth<Pixel>(current, next, local);  // right r or more from the block's edges
+      across.finish(current);
+      if (grid.west() == MPI_PROC_NULL) extend(false, 0, r, r, rows);
+      if (grid.east() == MPI_PROC_NULL) extend(false, r + cols, r, r, rows);
+      down.exchange(current);
+      if (grid.north() == MPI_PROC_NULL) extend(true, 0, r, 0, cols + 2 * r);
+      if (grid.south() == MPI_PROC_NULL) extend(true, r + rows, r, 0, cols + 2 * r);
+    }
+    if (overlap) {
+      for (const Strip& s : strips) {
+        const auto rows_in_strip =
+            std::make_pair(s.rim_rows.first - s.source_rows.first, s.rim_rows.second - s.source_rows.first);
+        const auto cols_in_strip =
+            std::make_pair(s.rim_cols.first - s.source_cols.first, s.rim_cols.second - s.source_cols.first);
+        Kokkos::deep_copy(s.in, Kokkos::subview(current, s.source_rows, s.source_cols));
+        smooth<Pixel>(s.in, s.out, local);
+        Kokkos::deep_copy(Kokkos::subview(next, s.rim_rows, s.rim_cols),
+                          Kokkos::subview(s.out, rows_in_strip, cols_in_strip));
+      }
+    } else {
+      one = smooth<Pixel>(current, next, local);
+    }
+    report.separable = one.separable;
+    report.separable_kernel = one.separable_kernel;
+    report.tile_rows = one.tile_rows;
+    report.tile_cols = one.tile_cols;
+    if (options.border == BorderMode::keep)
+      for_rectangle("smoothing_keep_edges", GridRectangle{r, r, rows, cols},
+                    KeepEdges<Pixel>{current, next, r, static_cast<int>(mine.first_row),
+                                     static_cast<int>(mine.first_col), image_rows, image_cols});
+    std::swap(current, next);
+    ++report.launches;
+    if (on_pass) on_pass(pass + 1);
+  }
+  Kokkos::deep_copy(output, Kokkos::subview(current, block_range, block_cols));
+  if (halo)
+    *halo =
+        HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(), across.device_aware()};
+  return report;
+}
+
+template <class Pixel>
+View2D<Pixel> block_to_device(const pd::GridDecomposition& grid, const HostImage<Pixel>& image) {
+  const ImageBlock mine = image_block(grid);
+  if (image.extent(0) != static_cast<std::size_t>(grid.global_rows() - 2) ||
+      image.extent(1) != static_cast<std::size_t>(grid.global_cols() - 2))
+    throw std::invalid_argument("smoothing over MPI ranks: the image's extents differ from the decomposition's");
+  View2D<Pixel> block(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_block")), mine.rows,
+                      mine.cols);
+  const auto host = Kokkos::create_mirror_view(block);
+  Kokkos::deep_copy(host, Kokkos::subview(image, std::make_pair(mine.first_row, mine.first_row + mine.rows),
+                                          std::make_pair(mine.first_col, mine.first_col + mine.cols)));
+  Kokkos::deep_copy(block, host);
+  return block;
+}
+
+template <class Pixel>
+std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<const Pixel>& block, int root) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
+  const int ranks = grid.size();
+  std::vector<int> counts(ranks), offsets(ranks);
+  std::int64_t total = 0;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const ImageBlock b = image_block(grid, rank);
+    const std::int64_t bytes = b.rows * b.cols * static_cast<std::int64_t>(sizeof(Pixel));
+    if (total + bytes > INT_MAX)
+      throw std::invalid_argument("an image of " + std::to_string((grid.global_rows() - 2) * (grid.global_cols() - 2)) +
+                                  " pixels is too large to gather over MPI ranks (at most 2^31 - 1 bytes)");
+    counts[rank] = static_cast<int>(bytes);
+    offsets[rank] = static_cast<int>(total);
+    total += bytes;
+  }
+  const bool receiving = grid.rank() == root;
+  std::vector<Pixel> all(receiving ? static_cast<std::size_t>(total) / sizeof(Pixel) : 0);
+  MPI_Gatherv(host.data(), counts[grid.rank()], MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, root,
+              grid.comm());
+  if (!receiving) return {};
+  const std::int64_t image_cols = grid.global_cols() - 2;
+  std::vector<Pixel> image(all.size());
+  for (int rank = 0; rank < ranks; ++rank) {
+    const ImageBlock b = image_block(grid, rank);
+    const Pixel* from = all.data() + offsets[rank] / static_cast<int>(sizeof(Pixel));
+    for (std::int64_t i = 0; i < b.rows; ++i)
+      std::copy(from + i * b.cols, from + (i + 1) * b.cols,
+                image.data() + (b.first_row + i) * image_cols + b.first_col);
+  }
+  return image;
+}
+
+#define PORTASOLVE_SMOOTH_DISTRIBUTED(Pixel)                                                                          \
+  template SmoothReport smooth_distributed<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&,           \
+                                                  const View2D<Pixel>&, const SmoothingOptions&, const PassCallback&, \
+                                                  HaloStatistics*);                                                   \
+  template View2D<Pixel> block_to_device<Pixel>(const pd::GridDecomposition&, const HostImage<Pixel>&);               \
+  template std::vector<Pixel> gather_image<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&, int);
+PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint8_t)
+PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint16_t)
+PORTASOLVE_SMOOTH_DISTRIBUTED(std::int32_t)
+PORTASOLVE_SMOOTH_DISTRIBUTED(float)
+PORTASOLVE_SMOOTH_DISTRIBUTED(double)
+
+}  // namespace portasolve::smoothing

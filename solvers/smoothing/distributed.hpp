@@ -1,0 +1,86 @@
+#pragma once
+// Smoothing over MPI ranks (built with PORTASOLVE_MPI): the image split into
+// a process grid of blocks, one per rank (distributed/grid_decomposition.hpp,
+// laid over a (rows + 2) x (cols + 2) grid whose interior is the image). Before
+// every pass each rank fills a halo of width r (the window's radius) around
+// its block: the neighbours' pixels (HaloExchange, corners included, across
+// the periodic process grid for the wrap border), and past the image's edges
+// what the border mode puts there, by the same global rule as one rank
+// (border.hpp). The pass itself is smooth() on the block with its halo, so
+// every pixel is the same sum in the same order as on one rank: results are
+// bit for bit the single-rank ones for any rank count and split.
+//
+// Restriction: where a direction is split over several ranks, every block is
+// at least r pixels that way (mirror: r + 1), so a halo comes from the rank
+// itself or its direct neighbours. Passes run one at a time (one exchange
+// each); passes_per_launch and fused kernels are not used over ranks.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/spaces.hpp"
+#include "distributed/grid_decomposition.hpp"
+#include "solvers/smoothing/options.hpp"
+#include "solvers/smoothing/smooth.hpp"
+
+namespace portasolve::smoothing {
+
+struct HaloStatistics {
+  double seconds = 0;          // this rank's host time in halo exchanges
+  std::int64_t exchanges = 0;  // two a pass (along rows, then along columns with the corners)
+  bool device_aware = false;   // device buffers handed to MPI (else staged through host copies)
+};
+
+// The image pixels a rank owns.
+struct ImageBlock {
+  std::int64_t first_row = 0, rows = 0, first_col = 0, cols = 0;
+};
+
+// The fewest pixels a block may have along a direction split over several
+// ranks: the radius (mirror: radius + 1; at least 1).
+int least_block(const SmoothingOptions& options);
+
+// The process grid (ranks down, ranks across) for a rows x cols image: of
+// the factorisations whose blocks are at least least_block() wherever a
+// direction is split, the one with the shortest cuts. Throws
+// std::invalid_argument (saying why) when none fits, or for bad options.
+std::array<int, 2> smoothing_process_grid(int ranks, std::int64_t rows, std::int64_t cols,
+                                          const SmoothingOptions& options);
+
+// Collective over `comm`: the decomposition smooth_distributed() runs on
+// (periodic for the wrap border). dims {0, 0}: smoothing_process_grid().
+// Throws std::invalid_argument for a split the restriction above refuses.
+std::unique_ptr<distributed::GridDecomposition> decompose_image(MPI_Comm comm, std::int64_t rows, std::int64_t cols,
+                                                                const SmoothingOptions& options,
+                                                                std::array<int, 2> dims = {0, 0});
+
+ImageBlock image_block(const distributed::GridDecomposition& grid, int rank);
+inline ImageBlock image_block(const distributed::GridDecomposition& grid) { return image_block(grid, grid.rank()); }
+
+// `passes` passes of this rank's block (image_block() extents) into output
+// (same extents, not aliasing it). Collective over the decomposition's
+// communicator. on_pass is called after every pass. Throws
+// std::invalid_argument for bad options or extents.
+template <class Pixel>
+SmoothReport smooth_distributed(const distributed::GridDecomposition& grid, const View2D<const Pixel>& block,
+                                const View2D<Pixel>& output, const SmoothingOptions& options,
+                                const PassCallback& on_pass = {}, HaloStatistics* halo = nullptr);
+
+// A whole image on the host, row-major.
+template <class Pixel>
+using HostImage = Kokkos::View<const Pixel**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+// This rank's block of a whole image held on the host by every rank, on the device.
+template <class Pixel>
+View2D<Pixel> block_to_device(const distributed::GridDecomposition& grid, const HostImage<Pixel>& image);
+
+// Every rank's block gathered into the whole image (row-major) on `root`;
+// other ranks get an empty vector. Collective.
+template <class Pixel>
+std::vector<Pixel> gather_image(const distributed::GridDecomposition& grid, const View2D<const Pixel>& block,
+                                int root = 0);
+
+}  // namespace portasolve::smoothing
