@@ -165,6 +165,10 @@ void check_nterms(const config::Config& config) {
                       algorithm + " computes nterms 1 only; lombscargle.nterms: " + std::to_string(nterms) +
                           " runs the direct algorithm",
                       "auto or direct with lombscargle.nterms > 1");
+  if (config.string("benchmark.baseline") == "direct_fast_math")
+    throw ConfigError(config.where("benchmark.baseline"), "benchmark.baseline",
+                      "direct_fast_math times the one-term kernel; lombscargle.nterms is " + std::to_string(nterms),
+                      "none or direct with lombscargle.nterms > 1");
 }
 
 ls::Options options_from(const config::Config& config) {

@@ -73,7 +73,7 @@ class Periodogram {
   void compute(Algorithm algorithm);  // e.g. direct, as a baseline
   // The direct kernel compiled with CUDA's fast math (approximate sin/cos):
   // the float baseline hand-tuned GPU codes are compared with. CUDA builds
-  // only (InputError elsewhere).
+  // only (InputError elsewhere); nterms 1 only (OptionError).
   void compute_direct_fast_math();
   // The multi-term kernel (normal equations, multiterm.hpp) whatever nterms:
   // what compute() runs for nterms > 1; with nterms = 1 a check of the

@@ -589,6 +589,8 @@ peaks: {{count: 2}}
              "key 'lombscargle.nterms': 2 with form: classic"),
             ("experiment: lombscargle\nlombscargle: {nterms: 2, algorithm: nufft}\n", 2,
              "key 'lombscargle.algorithm': nufft computes nterms 1 only"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 2}\nbenchmark: {baseline: direct_fast_math}\n", 2,
+             "key 'benchmark.baseline': direct_fast_math times the one-term kernel"),
         ])
         # portasolve check reports the classic form's keys with the generalized form without running.
         config = self.write("c.yaml", "experiment: lombscargle\nlombscargle: {floating_mean: true}\n")

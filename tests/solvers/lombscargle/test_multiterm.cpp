@@ -330,6 +330,10 @@ TEST(LombScargleMultiterm, RefusesWhatItCannotCompute) {
   classic_one.form = ls::Form::classic;
   ls::Periodogram<double> classic_periodogram({series}, grid, classic_one);
   EXPECT_THROW(classic_periodogram.compute_multiterm(), OptionError);
+  ls::Options two;
+  two.nterms = 2;
+  ls::Periodogram<double> multiterm({series}, grid, two);
+  EXPECT_THROW(multiterm.compute_direct_fast_math(), OptionError);  // a one-term kernel
 }
 
 }  // namespace
