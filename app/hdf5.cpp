@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -224,31 +226,102 @@ void Group::write_dataset(const std::string& name, const T* data, const Dims& di
   write_dataset(name, data, dims, Storage{});
 }
 
+namespace {
+
+// The dataset creation properties for `storage` (chunks, deflate), checked
+// against `dims`; `what` names the dataset for errors.
 template <class T>
-void Group::write_dataset(const std::string& name, const T* data, const Dims& dims, const Storage& storage) {
-  const Handle space = simple_space(dims);
+Handle creation_properties(const Dims& dims, const Storage& storage, const std::string& what) {
   Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-  if (!create.valid()) throw IoError("cannot write HDF5 dataset " + where(name) + ": no dataset property list");
+  if (!create.valid()) throw IoError("cannot write HDF5 dataset " + what + ": no dataset property list");
   if (!storage.chunk.empty()) {
     bool fits = storage.chunk.size() == dims.size();
     for (std::size_t d = 0; fits && d < dims.size(); ++d) fits = storage.chunk[d] >= 1 && storage.chunk[d] <= dims[d];
-    if (!fits) throw IoError("cannot write HDF5 dataset " + where(name) + ": chunk shape does not fit the dataset");
+    if (!fits) throw IoError("cannot write HDF5 dataset " + what + ": chunk shape does not fit the dataset");
     if (!(storage.deflate >= 0 && storage.deflate <= 9))
-      throw IoError("cannot write HDF5 dataset " + where(name) + ": deflate level must be 0-9");
+      throw IoError("cannot write HDF5 dataset " + what + ": deflate level must be 0-9");
     if (H5Pset_chunk(create.get(), static_cast<int>(storage.chunk.size()), storage.chunk.data()) < 0)
-      throw IoError("cannot write HDF5 dataset " + where(name) + ": chunking refused");
+      throw IoError("cannot write HDF5 dataset " + what + ": chunking refused");
     if (storage.deflate > 0) {
       if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
-        throw IoError("cannot write HDF5 dataset " + where(name) + ": this HDF5 library has no deflate filter");
+        throw IoError("cannot write HDF5 dataset " + what + ": this HDF5 library has no deflate filter");
       if (H5Pset_deflate(create.get(), static_cast<unsigned>(storage.deflate)) < 0)
-        throw IoError("cannot write HDF5 dataset " + where(name) + ": deflate refused");
+        throw IoError("cannot write HDF5 dataset " + what + ": deflate refused");
     }
   }
+  return create;
+}
+
+// Rows [first_row, first_row + rows) of `dataset`'s space, and a memory space
+// of that shape; false when they do not lie inside it.
+bool select_rows(hid_t dataset, hsize_t first_row, hsize_t rows, Handle& file_space, Handle& memory_space) {
+  file_space = Handle(H5Dget_space(dataset), H5Sclose);
+  if (!file_space.valid()) return false;
+  Dims dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(file_space.get())));
+  H5Sget_simple_extent_dims(file_space.get(), dims.data(), nullptr);
+  if (dims.empty() || first_row > dims[0] || rows > dims[0] - first_row) return false;
+  Dims start(dims.size(), 0), count = dims;
+  start[0] = first_row;
+  count[0] = rows;
+  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+    return false;
+  memory_space = simple_space(count);
+  return memory_space.valid();
+}
+
+}  // namespace
+
+template <class T>
+void Group::write_dataset(const std::string& name, const T* data, const Dims& dims, const Storage& storage) {
+  const Handle space = simple_space(dims);
+  const Handle create = creation_properties<T>(dims, storage, where(name));
   Handle dataset(
       H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
       H5Dclose);
   if (!dataset.valid() || H5Dwrite(dataset.get(), native_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
     throw IoError("cannot write HDF5 dataset " + where(name));
+}
+
+template <class T>
+void Group::create_dataset(const std::string& name, const Dims& dims, const Storage& storage) {
+  const Handle space = simple_space(dims);
+  const Handle create = creation_properties<T>(dims, storage, where(name));
+  // Rows never written read back as NaN (floating types), not as zeros that
+  // look like results.
+  const T fill = std::is_floating_point_v<T> ? std::numeric_limits<T>::quiet_NaN() : T{};
+  if (H5Pset_fill_value(create.get(), native_type<T>(), &fill) < 0)
+    throw IoError("cannot create HDF5 dataset " + where(name) + ": fill value refused");
+  Handle dataset(
+      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+      H5Dclose);
+  if (!dataset.valid()) throw IoError("cannot create HDF5 dataset " + where(name));
+}
+
+template <class T>
+void Group::write_rows(const std::string& name, hsize_t first_row, hsize_t rows, const T* data) {
+  if (rows == 0) return;
+  const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  Handle file_space, memory_space;
+  if (!dataset.valid() || !select_rows(dataset.get(), first_row, rows, file_space, memory_space) ||
+      H5Dwrite(dataset.get(), native_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT, data) < 0)
+    throw IoError("cannot write rows " + std::to_string(first_row) + " to " + std::to_string(first_row + rows) +
+                  " of HDF5 dataset " + where(name));
+}
+
+template <class T>
+std::vector<T> Group::read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const {
+  const Dims shape = dataset_dims(name);
+  const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  const hsize_t row_length = std::accumulate(shape.begin() + 1, shape.end(), hsize_t{1}, std::multiplies<>());
+  std::vector<T> values(static_cast<std::size_t>(rows * row_length));
+  if (rows == 0) return values;
+  Handle file_space, memory_space;
+  if (!select_rows(dataset.get(), first_row, rows, file_space, memory_space))
+    throw IoError("cannot read rows " + std::to_string(first_row) + " to " + std::to_string(first_row + rows) +
+                  " of HDF5 dataset " + where(name) + ": it has " + std::to_string(shape[0]) + " rows");
+  if (H5Dread(dataset.get(), native_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()) < 0)
+    throw IoError("cannot read HDF5 dataset " + where(name));
+  return values;
 }
 
 void Group::write_strings(const std::string& name, const std::vector<std::string>& values) {
@@ -582,5 +655,13 @@ PORTASOLVE_H5_INSTANTIATE(std::int64_t)
 #undef PORTASOLVE_H5_INSTANTIATE
 template void Group::write_dataset(const std::string&, const float*, const Dims&, const Storage&);
 template void Group::write_dataset(const std::string&, const double*, const Dims&, const Storage&);
+template void Group::create_dataset<float>(const std::string&, const Dims&, const Storage&);
+template void Group::create_dataset<double>(const std::string&, const Dims&, const Storage&);
+template void Group::create_dataset<std::int64_t>(const std::string&, const Dims&, const Storage&);
+template void Group::write_rows(const std::string&, hsize_t, hsize_t, const float*);
+template void Group::write_rows(const std::string&, hsize_t, hsize_t, const double*);
+template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);
+template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 
 }  // namespace portasolve::h5

@@ -79,8 +79,21 @@ class Group {
   }
   void write_strings(const std::string& name, const std::vector<std::string>& values);
 
+  // A dataset written in parts: created here with its whole shape (filled
+  // with NaN for floating types, 0 otherwise, until written), then written
+  // `rows` rows (first dimension, every other extent whole) at a time by
+  // write_rows, so a result larger than memory streams to the file.
+  template <class T>
+  void create_dataset(const std::string& name, const Dims& dims, const Storage& storage = {});
+  template <class T>
+  void write_rows(const std::string& name, hsize_t first_row, hsize_t rows, const T* data);
+
   template <class T>
   std::vector<T> read_dataset(const std::string& name, Dims* dims = nullptr) const;
+  // Rows [first_row, first_row + rows) of a dataset (first dimension; every
+  // other extent whole); IoError past its end.
+  template <class T>
+  std::vector<T> read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const;
   std::vector<std::string> read_strings(const std::string& name) const;
   Dims dataset_dims(const std::string& name) const;
 
@@ -132,6 +145,14 @@ extern template void Group::write_dataset(const std::string&, const std::uint8_t
 extern template void Group::write_dataset(const std::string&, const std::uint16_t*, const Dims&);
 extern template void Group::write_dataset(const std::string&, const std::int32_t*, const Dims&);
 extern template void Group::write_dataset(const std::string&, const std::int64_t*, const Dims&);
+extern template void Group::create_dataset<float>(const std::string&, const Dims&, const Storage&);
+extern template void Group::create_dataset<double>(const std::string&, const Dims&, const Storage&);
+extern template void Group::create_dataset<std::int64_t>(const std::string&, const Dims&, const Storage&);
+extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const float*);
+extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const double*);
+extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);
+extern template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+extern template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 extern template std::vector<float> Group::read_dataset(const std::string&, Dims*) const;
 extern template std::vector<double> Group::read_dataset(const std::string&, Dims*) const;
 extern template std::vector<std::uint8_t> Group::read_dataset(const std::string&, Dims*) const;

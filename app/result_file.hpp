@@ -74,6 +74,7 @@ class ResultFile {
 
   h5::Group& input() { return input_; }
   h5::Group& output() { return output_; }
+  h5::Group& timing() { return timing_; }
   void set_timing(double setup_s, const RepeatTimes& solve);
   // A baseline timed in the same run (after set_timing): /timing attributes
   // baseline, baseline_s, speedup (baseline_s / solve_s) and a

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <numeric>
 #include <ostream>
@@ -24,6 +25,7 @@
 #include "drivers/rank_blocks.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/model.hpp"
+#include "solvers/lombscargle/peaks.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace portasolve::drivers {
@@ -98,6 +100,22 @@ void add_lombscargle_schema(config::Schema& schema) {
       .default_value(0)
       .at_least(0)
       .at_most(9);
+  schema
+      .add("output.input", Kind::Choice,
+           "copy: write the series to /input as read; none: only where they came from (large catalogues)")
+      .choices({"copy", "none"})
+      .default_value("copy");
+  schema
+      .add("pipeline.memory_mib", Kind::Real,
+           "bound on one chunk's working memory on a rank, device and host together, MiB: the catalogue streams "
+           "through in chunks of as many series as fit")
+      .default_value(4096.0)
+      .greater_than(0);
+  schema
+      .add("pipeline.chunk_series", Kind::Integer,
+           "series per chunk (split over the ranks); 0: as many as pipeline.memory_mib allows")
+      .default_value(0)
+      .at_least(0);
   schema.add("peaks.fap_method", Kind::Choice, "false-alarm probability (generalized, standard only)")
       .choices(ls::fap_method_names())
       .default_value("baluev");
@@ -271,25 +289,9 @@ AutomaticLimits automatic_limits(const config::Config& config) {
           config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1};
 }
 
-// The auto grid's size for the loaded series, checked against memory with the
-// series' real sizes before the grid or anything on the device is allocated.
-void check_loaded_sizes(const config::Config& config, const std::vector<ls::Series>& batch) {
-  double samples = 0;
-  for (const auto& series : batch) samples += static_cast<double>(series.t.size());
-  double frequencies = configured_frequency_count(config);
-  if (config.string("frequency.grid") == "auto") {
-    const AutomaticLimits limits = automatic_limits(config);
-    frequencies = ls::automatic_grid_size(batch.front().t, config.real("frequency.samples_per_peak"),
-                                          config.real("frequency.nyquist_factor"), limits.minimum, limits.maximum);
-  }
-  const std::string key = frequency_key(config);
-  const MemoryNeed need = lombscargle_need(config, static_cast<double>(batch.size()), samples, frequencies);
-  char subject[120];
-  std::snprintf(subject, sizeof subject, "a grid of %.4g frequencies", frequencies);
-  check_preflight(config, Preflight{need, key, lombscargle_advice(), subject});
-}
-
-ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::Series>& batch) {
+// The grid from the config (automatic grids: from the first series' times,
+// as astropy's autofrequency does for one series).
+ls::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catalogue) {
   const std::string kind = config.string("frequency.grid");
   const bool angular = config.boolean("frequency.angular");
   if (kind == "list") {
@@ -305,10 +307,18 @@ ls::FrequencyGrid grid_from(const config::Config& config, const std::vector<ls::
     return ls::uniform_grid(config.real("frequency.minimum"), config.real("frequency.maximum"),
                             static_cast<std::size_t>(config.integer("frequency.count")), angular);
   }
-  if (batch.empty()) throw InputError("no time series given (the input holds no series)");
+  const std::vector<double> times = catalogue.read(0, 1).front().t;
   const AutomaticLimits limits = automatic_limits(config);
-  return ls::automatic_grid(batch.front().t, config.real("frequency.samples_per_peak"),
-                            config.real("frequency.nyquist_factor"), limits.minimum, limits.maximum);
+  // Its size checked against memory before the grid is allocated.
+  const double frequencies = ls::automatic_grid_size(times, config.real("frequency.samples_per_peak"),
+                                                     config.real("frequency.nyquist_factor"), limits.minimum,
+                                                     limits.maximum);
+  const MemoryNeed need = lombscargle_need(config, 1, static_cast<double>(times.size()), frequencies);
+  char subject[120];
+  std::snprintf(subject, sizeof subject, "a grid of %.4g frequencies", frequencies);
+  check_preflight(config, Preflight{need, frequency_key(config), lombscargle_advice(), subject});
+  return ls::automatic_grid(times, config.real("frequency.samples_per_peak"), config.real("frequency.nyquist_factor"),
+                            limits.minimum, limits.maximum);
 }
 
 template <class Matrix>
@@ -317,21 +327,6 @@ std::vector<double> flatten(const Matrix& host) {
   for (std::size_t s = 0; s < host.extent(0); ++s)
     for (std::size_t k = 0; k < host.extent(1); ++k) values[s * host.extent(1) + k] = static_cast<double>(host(s, k));
   return values;
-}
-
-// The `count` highest local maxima of one row, highest first.
-std::vector<std::size_t> top_peaks(const double* power, std::size_t m, std::size_t count) {
-  std::vector<std::size_t> maxima;
-  for (std::size_t k = 0; k < m; ++k) {
-    const bool left = k == 0 || power[k] >= power[k - 1];
-    const bool right = k + 1 == m || power[k] >= power[k + 1];
-    if (left && right && std::isfinite(power[k])) maxima.push_back(k);
-  }
-  const std::size_t keep = std::min(count, maxima.size());
-  std::partial_sort(maxima.begin(), maxima.begin() + keep, maxima.end(),
-                    [&](std::size_t a, std::size_t b) { return power[a] > power[b]; });
-  maxima.resize(keep);
-  return maxima;
 }
 
 // Per series of `batch`: the highest power on the grid, its frequency (in the
@@ -344,24 +339,22 @@ struct Summary {
 };
 
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                  const std::vector<double>& frequency, const std::vector<double>& power, const ls::Options& options,
+                  const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
                   const std::string& fap_method) {
-  const std::size_t series_count = batch.size(), m = grid.size();
+  const std::size_t series_count = batch.size();
   Summary summary;
   for (auto* values :
        {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
     values->assign(series_count, NAN);
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   for (std::size_t s = 0; s < series_count; ++s) {
-    const double* row = &power[s * m];
-    std::size_t best = m;
-    for (std::size_t k = 0; k < m; ++k)
-      if (std::isfinite(row[k]) && (best == m || row[k] > row[best])) best = k;
-    if (best == m) continue;  // no finite power: NaN throughout
+    const std::int64_t best = table.best[s];
+    if (best < 0) continue;  // no finite power: NaN throughout
+    const double power = table.best_power[s];
     summary.frequency[s] = frequency[best];
-    summary.power[s] = row[best];
+    summary.power[s] = power;
     if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
-      summary.fap[s] = ls::false_alarm_probability(std::clamp(row[best], 0.0, 1.0),
+      summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0),
                                                    ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
                                                    ls::fap_method_from_name(fap_method));
     if (options.nterms > 1) continue;  // one sinusoid does not describe the model: NaN (write_summary says so)
@@ -379,6 +372,18 @@ Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summ
       gather_rows(ranks, series_count, 1, mine.frequency), gather_rows(ranks, series_count, 1, mine.power),
       gather_rows(ranks, series_count, 1, mine.fap),       gather_rows(ranks, series_count, 1, mine.amplitude),
       gather_rows(ranks, series_count, 1, mine.phase),     gather_rows(ranks, series_count, 1, mine.offset)};
+}
+
+void append_summary(Summary& all, const Summary& more) {
+  const auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(all.frequency, more.frequency);
+  append(all.power, more.power);
+  append(all.fap, more.fap);
+  append(all.amplitude, more.amplitude);
+  append(all.phase, more.phase);
+  append(all.offset, more.offset);
 }
 
 // /output/summary. nterms > 1: the sinusoid's fields are NaN.
@@ -405,99 +410,394 @@ void write_summary(h5::Group& output, const Summary& all, const std::string& fap
   }
 }
 
+constexpr double mebibyte = 1048576.0;
+
+// How the catalogue streams: chunks of `series` series (split over the
+// ranks, at most `per_rank` on one), each rank's share needing `need`.
+struct ChunkPlan {
+  std::int64_t series = 0, per_rank = 0;
+  MemoryNeed need;
+  std::int64_t chunks(std::int64_t series_count) const { return (series_count + series - 1) / series; }
+};
+
+// `check_bound` false: one series over pipeline.memory_mib gives chunks of one
+// series (for the machine's check to judge first) instead of a ConfigError.
+ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, double longest, double frequencies,
+                      int ranks, bool check_bound) {
+  const auto need_of = [&](std::int64_t k) {
+    return lombscargle_need(config, static_cast<double>(k), static_cast<double>(k) * longest, frequencies);
+  };
+  const auto bytes = [](const MemoryNeed& need) { return need.device_bytes + need.host_bytes; };
+  const auto per_rank_of = [&](std::int64_t chunk) { return (chunk + ranks - 1) / ranks; };
+  std::int64_t chunk = config.integer("pipeline.chunk_series");
+  if (chunk == 0) {
+    const double limit = config.real("pipeline.memory_mib") * mebibyte;
+    const double one = bytes(need_of(1));
+    if (one > limit) {
+      // What the machine cannot hold is blamed on the grid first (the
+      // caller's check_preflight); then on this bound.
+      if (!check_bound) return ChunkPlan{std::min<std::int64_t>(ranks, series_count), 1, need_of(1)};
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "one series of %.4g samples with %.4g frequencies needs %.0f MiB (device and host together), "
+                    "more than this bound",
+                    longest, frequencies, std::ceil(one / mebibyte));
+      char allowed[32];
+      std::snprintf(allowed, sizeof allowed, "at least %.0f", std::ceil(one / mebibyte));
+      throw ConfigError(config.where("pipeline.memory_mib"), "pipeline.memory_mib", text,
+                        std::string(allowed) + ", or " + lombscargle_advice());
+    }
+    std::int64_t low = 1, high = per_rank_of(series_count);  // the most series per rank within the bound
+    while (low < high) {
+      const std::int64_t middle = low + (high - low + 1) / 2;
+      if (bytes(need_of(middle)) <= limit)
+        low = middle;
+      else
+        high = middle - 1;
+    }
+    chunk = low * ranks;
+  }
+  chunk = std::min(std::max<std::int64_t>(chunk, ranks), series_count);  // every rank has series in the first chunk
+  return ChunkPlan{chunk, per_rank_of(chunk), need_of(per_rank_of(chunk))};
+}
+
+// The result datasets, created whole before the first chunk and written a
+// chunk's rows at a time (by rank 0 over MPI ranks: the others' files are
+// dropped).
+struct ResultRows {
+  h5::Group& input;
+  h5::Group& output;
+  bool writes;
+  bool write_input, write_power;
+  std::size_t series_count, m, peak_count;
+  bool ragged;
+
+  void create(const SeriesCatalogue& catalogue, const std::vector<ls::Series>& first, const h5::Storage& power) {
+    if (write_input) {
+      const auto samples = static_cast<hsize_t>(catalogue.total_samples());
+      const h5::Dims dims = ragged              ? h5::Dims{samples}
+                            : series_count == 1 ? h5::Dims{samples}
+                                                : h5::Dims{series_count, samples / series_count};
+      if (ragged) input.create_dataset<std::int64_t>("count", {series_count});
+      input.create_dataset<double>("t", dims);
+      input.create_dataset<double>("y", dims);
+      if (!first.front().dy.empty()) input.create_dataset<double>("dy", dims);
+      if (!first.front().weights.empty()) input.create_dataset<double>("weights", dims);
+    }
+    if (write_power)
+      output.create_dataset<double>("power", series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m}, power);
+    if (peak_count > 0)
+      for (const char* name : {"peak_frequency", "peak_power", "peak_fap"})
+        output.create_dataset<double>(name, {series_count, peak_count});
+  }
+
+  // The series [first, first + chunk.size()) as read; `sample_offset`: the
+  // samples before them (the ragged layout's row of the first).
+  void write_input_rows(std::int64_t first, std::int64_t sample_offset, const std::vector<ls::Series>& chunk) {
+    if (!writes || !write_input) return;
+    std::vector<double> t, y, dy, weights;
+    std::vector<std::int64_t> count;
+    for (const auto& s : chunk) {
+      t.insert(t.end(), s.t.begin(), s.t.end());
+      y.insert(y.end(), s.y.begin(), s.y.end());
+      dy.insert(dy.end(), s.dy.begin(), s.dy.end());
+      weights.insert(weights.end(), s.weights.begin(), s.weights.end());
+      count.push_back(static_cast<std::int64_t>(s.t.size()));
+    }
+    const bool by_sample = ragged || series_count == 1;
+    const auto row = static_cast<hsize_t>(by_sample ? sample_offset : first);
+    const auto rows = static_cast<hsize_t>(by_sample ? t.size() : chunk.size());
+    if (ragged) input.write_rows("count", static_cast<hsize_t>(first), count.size(), count.data());
+    input.write_rows("t", row, rows, t.data());
+    input.write_rows("y", row, rows, y.data());
+    if (!dy.empty()) input.write_rows("dy", row, rows, dy.data());
+    if (!weights.empty()) input.write_rows("weights", row, rows, weights.data());
+  }
+
+  void write_output_rows(std::int64_t first, std::int64_t count, const std::vector<double>& power,
+                         const std::vector<double>& peak_frequency, const std::vector<double>& peak_power,
+                         const std::vector<double>& peak_fap) {
+    if (!writes) return;
+    const auto row = static_cast<hsize_t>(first), rows = static_cast<hsize_t>(count);
+    if (write_power) {
+      if (series_count == 1)
+        output.write_rows("power", 0, m, power.data());
+      else
+        output.write_rows("power", row, rows, power.data());
+    }
+    if (peak_count > 0) {
+      output.write_rows("peak_frequency", row, rows, peak_frequency.data());
+      output.write_rows("peak_power", row, rows, peak_power.data());
+      output.write_rows("peak_fap", row, rows, peak_fap.data());
+    }
+  }
+};
+
+// Largest error of `power` (rows of `batch`) against the float64 direct
+// algorithm: {absolute, relative to each series' peak}.
+std::pair<double, double> validate(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
+                                   const ls::Options& options, const std::vector<double>& power) {
+  ls::Periodogram<double> reference(batch, grid, options);
+  reference.compute(ls::Algorithm::direct);
+  const auto ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.power());
+  const std::size_t m = grid.size();
+  double max_abs = 0, max_rel = 0;
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    double peak = 0, worst = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      peak = std::max(peak, std::fabs(ref(s, k)));
+      const double error = std::fabs(power[s * m + k] - ref(s, k));
+      worst = std::isnan(error) ? INFINITY : std::max(worst, error);
+    }
+    max_abs = std::max(max_abs, worst);
+    max_rel = std::max(max_rel, worst / peak);
+  }
+  return {max_abs, max_rel};
+}
+
+// The peaks of each series (`count` per series, NaN-padded): frequency and
+// power from the device's table, and false-alarm probabilities (NaN where
+// not defined).
+struct Peaks {
+  std::vector<double> frequency, power, fap;
+};
+Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table, const std::vector<double>& frequency,
+               double maximum_frequency, bool fap_defined, ls::FapMethod fap_method) {
+  const std::size_t count = table.count;
+  Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
+              std::vector<double>(batch.size() * count, NAN)};
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
+    const ls::FapContext fap_context =
+        with_fap ? ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency) : ls::FapContext{};
+    for (std::size_t p = 0; p < count; ++p) {
+      const std::int64_t index = table.peaks[s * count + p];
+      if (index < 0) continue;
+      peaks.frequency[s * count + p] = frequency[index];
+      if (with_fap)
+        peaks.fap[s * count + p] =
+            ls::false_alarm_probability(std::clamp(table.peak_power[s * count + p], 0.0, 1.0), fap_context, fap_method);
+    }
+  }
+  return peaks;
+}
+
+// The series a rank works on in one chunk: its block, and (rank 0, copying
+// the input) the whole chunk as read, `mine` starting at `offset` in it.
+struct ChunkInput {
+  std::vector<ls::Series> series;
+  std::size_t offset = 0, count = 0;
+  ItemBlock global;  // the chunk's series in the catalogue
+};
+
+// Every series of this rank's block checked (InputError naming a bad one by
+// its index in the catalogue); over ranks every rank reports the first bad
+// series of the chunk, as one process reports it.
+void check_chunk(const Ranks& ranks, const std::vector<ls::Series>& mine, const ls::Options& options,
+                 std::int64_t first, std::size_t total) {
+  ItemFailure failure;
+  try {
+    ls::check_batch(mine, options, static_cast<std::size_t>(first), total);
+  } catch (const InputError&) {
+    for (std::size_t s = 0; s < mine.size() && !failure.failed(); ++s) try {
+        ls::check_batch({mine[s]}, options, static_cast<std::size_t>(first) + s, total);
+      } catch (const InputError& error) {
+        failure = {first + static_cast<std::int64_t>(s), error.what()};
+      }
+  }
+  failure = first_failure(ranks, failure);
+  if (failure.failed()) throw InputError(failure.message);
+}
+
 template <class T>
 void run_typed(RunContext& context) {
   const auto& config = context.config;
+  const Ranks& ranks = context.ranks;
   Stopwatch setup_watch;
-  const std::vector<ls::Series> batch = load_lombscargle_input(config);
-  if (!batch.empty() && !batch.front().t.empty()) check_loaded_sizes(config, batch);
-  const ls::FrequencyGrid grid = grid_from(config, batch);  // from the whole batch, on every rank
+  Stopwatch pipeline_watch;
+  SeriesCatalogue catalogue(config);
+  const auto series_count = static_cast<std::size_t>(catalogue.size());
+  if (series_count == 0) throw InputError("no time series given (the input holds no series)");
+  const ls::FrequencyGrid grid = grid_from(config, catalogue);  // the same on every rank
   const ls::Options options = options_from(config);
-  // This rank's block of the series (all of them on one rank).
-  const ItemBlock block = my_block(context.ranks, static_cast<std::int64_t>(batch.size()));
-  std::vector<ls::Series> slice;
-  if (context.ranks.size > 1) {
-    // Every rank checks every series first: a bad one is reported by its
-    // index in the batch, by every rank alike, as one process reports it.
-    ls::check_frequencies(grid.values);
-    ls::check_batch(batch, options);
-    slice.assign(batch.begin() + block.first, batch.begin() + block.first + block.count);
+  ls::check_frequencies(grid.values);
+  const std::size_t m = grid.size();
+  double longest = 0;  // samples of the longest series
+  if (catalogue.rectangular())
+    longest = static_cast<double>(catalogue.samples(0, 1));
+  else
+    for (std::int64_t s = 0; s < catalogue.size(); ++s)
+      longest = std::max(longest, static_cast<double>(catalogue.samples(s, 1)));
+  {
+    const ChunkPlan unbounded = plan_chunks(config, catalogue.size(), longest, static_cast<double>(m), ranks.size, false);
+    char subject[160];
+    std::snprintf(subject, sizeof subject, "a chunk of %lld series (%lld on a rank) with %zu frequencies",
+                  static_cast<long long>(unbounded.series), static_cast<long long>(unbounded.per_rank), m);
+    check_preflight(config, Preflight{unbounded.need, frequency_key(config), lombscargle_advice(), subject});
   }
-  const std::vector<ls::Series>& mine = context.ranks.size > 1 ? slice : batch;
-  std::unique_ptr<ls::Periodogram<T>> made;
-  try {
-    made = std::make_unique<ls::Periodogram<T>>(mine, grid, options);
-  } catch (const OptionError& error) {
-    throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
-                           "floating_mean with form: classic; the generalized form's offset is fit_mean");
-  }
-  ls::Periodogram<T>& periodogram = *made;
+  const ChunkPlan plan = plan_chunks(config, catalogue.size(), longest, static_cast<double>(m), ranks.size, true);
+  const std::int64_t chunks = plan.chunks(catalogue.size());
+
+  const bool copy_input = config.string("output.input") == "copy";
+  const bool writes = ranks.rank == 0;
+  // One chunk's input: this rank's block (rank 0 copying the input: the whole chunk).
+  const auto read_chunk = [&catalogue, &ranks, copy_input, writes, &plan](std::int64_t first) {
+    ChunkInput chunk;
+    chunk.global = {first, std::min(plan.series, catalogue.size() - first)};
+    const ItemBlock block = my_block(ranks, chunk.global.count);
+    const bool whole = copy_input && writes;
+    chunk.series =
+        whole ? catalogue.read(first, chunk.global.count) : catalogue.read(first + block.first, block.count);
+    chunk.offset = whole ? static_cast<std::size_t>(block.first) : 0;
+    chunk.count = static_cast<std::size_t>(block.count);
+    return chunk;
+  };
   const double setup_s = setup_watch.seconds();
 
   const int warmup = static_cast<int>(config.integer("run.warmup"));
   const int repeats = static_cast<int>(config.integer("run.repeats"));
   const std::string baseline = config.string("benchmark.baseline");
-  const std::string label = "lombscargle/" + ls::name_of(periodogram.algorithm());
-  // The baseline runs first, under its own name.
-  Progress progress = context.make_progress(baseline == "none" ? label : "lombscargle/" + baseline + " (baseline)",
-                                            (warmup + repeats) * (baseline == "none" ? 1 : 2), "launch");
-  int launches = 0;
-  const auto timed = [&](auto&& launch) {
-    return time_repeats(warmup, repeats, [&] {
-      throw_if_interrupted();
-      launch();
-      Kokkos::fence();
-      progress.update(++launches);
-    });
-  };
-  RepeatTimes baseline_times;
-  if (baseline == "direct") baseline_times = timed([&] { periodogram.compute(ls::Algorithm::direct); });
-  if (baseline == "direct_fast_math") baseline_times = timed([&] { periodogram.compute_direct_fast_math(); });
-  // Last, so power() holds its result.
-  progress.set_task(label);
-  const RepeatTimes solve = timed([&] { periodogram.compute(); });
-  progress.finish();
-
-  const auto power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power());
-  const std::size_t series_count = batch.size(), m = grid.size(), my_count = mine.size();
-  const std::vector<double> my_power = flatten(power);  // this rank's series
-
-  auto& result = context.result;
-  result.set_timing(setup_s, solve);
-  auto& input = result.input();
-  input.set_attribute("source", config.string("input.source"));
-  input.set_attribute("series", static_cast<std::int64_t>(series_count));
-  const std::size_t samples = batch.front().t.size();
-  const bool rectangular =
-      std::all_of(batch.begin(), batch.end(), [&](const ls::Series& s) { return s.t.size() == samples; });
-  if (rectangular) {
-    const h5::Dims dims = series_count == 1 ? h5::Dims{samples} : h5::Dims{series_count, samples};
-    std::vector<double> t, y, dy, weights;
-    for (const auto& s : batch) {
-      t.insert(t.end(), s.t.begin(), s.t.end());
-      y.insert(y.end(), s.y.begin(), s.y.end());
-      dy.insert(dy.end(), s.dy.begin(), s.dy.end());
-      weights.insert(weights.end(), s.weights.begin(), s.weights.end());
-    }
-    input.write_dataset("t", t.data(), dims);
-    input.write_dataset("y", y.data(), dims);
-    if (!dy.empty()) input.write_dataset("dy", dy.data(), dims);
-    if (weights.size() == t.size()) input.write_dataset("weights", weights.data(), dims);
-  }
-
   const bool angular = config.boolean("frequency.angular");
   std::vector<double> frequency = grid.values;
   if (angular)
     for (double& f : frequency) f *= math::two_pi<double>();
+  const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
+  const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));
+  // astropy defines none for multiterm periodograms (nterms > 1).
+  const bool fap_defined = options.form == ls::Form::generalized &&
+                           options.normalization == ls::Normalization::standard && options.nterms == 1;
+  const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
+  const std::string summary_fap = fap_defined ? config.string("peaks.fap_method") : std::string();
+  const bool write_power = config.string("output.power") == "all";
+  const bool validating = config.string("validation.reference") == "float64";
+
+  auto& result = context.result;
+  auto& input = result.input();
   auto& output = result.output();
+  ResultRows rows{input,        output, writes, copy_input, write_power, series_count, m, peak_count,
+                  catalogue.ragged()};
+
+  // One progress line: launches for one chunk (as a single batch always
+  // ran), series for a catalogue streaming through several.
+  const int launches_per_chunk = (warmup + repeats) * (baseline == "none" ? 1 : 2);
+  const std::string label_base = "lombscargle/";
+  Progress progress = chunks == 1 ? context.make_progress(label_base + "batch", launches_per_chunk, "launch")
+                                  : context.make_progress(label_base + "catalogue", catalogue.size(), "series");
+  int launches = 0;
+  RepeatTimes solve, baseline_times;
+  solve.seconds.assign(static_cast<std::size_t>(repeats), 0.0);
+  if (baseline != "none") baseline_times.seconds.assign(static_cast<std::size_t>(repeats), 0.0);
+  Summary summary;
+  Peaks first_peaks;  // the first chunk's, for the lines printed at the end
+  ls::Algorithm algorithm = ls::Algorithm::automatic;
+  bool scipy115 = false;
+  double max_abs = 0, max_rel = 0;
+  std::int64_t sample_offset = 0;
+
+  std::future<ChunkInput> next = std::async(std::launch::deferred, read_chunk, std::int64_t{0});
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    throw_if_interrupted();
+    ChunkInput chunk = next.get();
+    // The next chunk is read while this one is computed.
+    if (c + 1 < chunks) next = std::async(std::launch::async, read_chunk, (c + 1) * plan.series);
+    const std::vector<ls::Series> mine(chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset),
+                                       chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset + chunk.count));
+    const ItemBlock global = chunk.global;
+    const ItemBlock block = my_block(ranks, global.count);
+    check_chunk(ranks, mine, options, global.first + block.first, series_count);
+    std::vector<double> my_power;
+    ls::PeakTable table;  // empty for a rank without series in this chunk
+    table.count = peak_count;
+    if (!mine.empty()) {
+      std::unique_ptr<ls::Periodogram<T>> made;
+      try {
+        made = std::make_unique<ls::Periodogram<T>>(mine, grid, options);
+      } catch (const OptionError& error) {
+        throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
+                               "floating_mean with form: classic; the generalized form's is fit_mean");
+      }
+      ls::Periodogram<T>& periodogram = *made;
+      algorithm = periodogram.algorithm();
+      const auto timed = [&](auto&& launch, int warmups) {
+        return time_repeats(warmups, repeats, [&] {
+          throw_if_interrupted();
+          launch();
+          Kokkos::fence();
+          if (chunks == 1) progress.update(++launches);
+        });
+      };
+      const int warmups = c == 0 ? warmup : 0;  // the first chunk warms the kernels up
+      if (c == 0 && baseline != "none") progress.set_task(label_base + baseline + " (baseline)");
+      RepeatTimes chunk_baseline;
+      if (baseline == "direct") chunk_baseline = timed([&] { periodogram.compute(ls::Algorithm::direct); }, warmups);
+      if (baseline == "direct_fast_math")
+        chunk_baseline = timed([&] { periodogram.compute_direct_fast_math(); }, warmups);
+      if (c == 0) progress.set_task(label_base + ls::name_of(algorithm));
+      // Last, so power() holds its result.
+      const RepeatTimes chunk_solve = timed([&] { periodogram.compute(); }, warmups);
+      for (int r = 0; r < repeats; ++r) {
+        solve.seconds[r] += chunk_solve.seconds[r];
+        if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
+      }
+      table = ls::find_peaks(periodogram.power(), peak_count);
+      // The power comes to the host only to be written or checked.
+      if (write_power || validating)
+        my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
+    }
+    if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
+
+    const Peaks mine_peaks = peaks_of(mine, table, frequency, maximum_frequency, fap_defined, fap_method);
+    // Every rank's rows of this chunk in series order.
+    const auto chunk_series = global.count, per_series = static_cast<std::int64_t>(peak_count);
+    const Peaks peaks{gather_rows(ranks, chunk_series, per_series, mine_peaks.frequency),
+                      gather_rows(ranks, chunk_series, per_series, mine_peaks.power),
+                      gather_rows(ranks, chunk_series, per_series, mine_peaks.fap)};
+    const std::vector<double> power =
+        write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
+    const Summary chunk_summary =
+        gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, table, options, summary_fap));
+    if (c == 0) {
+      rows.create(catalogue, chunk.series.empty() ? mine : chunk.series, power_storage(config, series_count, m));
+      first_peaks = peaks;
+    }
+    rows.write_input_rows(global.first, sample_offset, chunk.series);
+    sample_offset += catalogue.samples(global.first, global.count);
+    rows.write_output_rows(global.first, global.count, power, peaks.frequency, peaks.power, peaks.fap);
+    append_summary(summary, chunk_summary);
+    if (validating && !mine.empty()) {
+      const auto [chunk_abs, chunk_rel] = validate(mine, grid, options, my_power);
+      max_abs = std::max(max_abs, chunk_abs);
+      max_rel = std::max(max_rel, chunk_rel);
+    }
+    if (chunks > 1) progress.update(global.first + global.count);
+  }
+  progress.finish();
+  const double pipeline_s = pipeline_watch.seconds();
+
+  // What was read and how it streamed.
+  result.set_timing(setup_s, solve);
+  result.timing().set_attribute("pipeline_s", pipeline_s);
+  result.timing().set_attribute("description_pipeline_s",
+                                "wall time from opening the input to the last chunk's results written (every "
+                                "chunk: read, upload, compute, peaks, write)");
+  result.timing().set_attribute("series_per_s", static_cast<double>(series_count) / pipeline_s);
+  input.set_attribute("source", config.string("input.source"));
+  if (config.has("input.file")) input.set_attribute("file", config.string("input.file"));
+  input.set_attribute("series", static_cast<std::int64_t>(series_count));
+  input.set_attribute("layout", catalogue.ragged() ? "ragged" : "rectangular");
+  input.set_attribute("copied", copy_input ? "copy" : "none");
+  if (!catalogue.ids().empty()) output.write_dataset("series_id", catalogue.ids());
+
   output.write_dataset("frequency", frequency);
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
+  output.set_attribute("chunk_series", plan.series);
+  output.set_attribute("chunks", chunks);
+  output.set_attribute("chunk_memory_bytes", plan.need.device_bytes + plan.need.host_bytes);
   // The scale of the power, for plots' axes: the classic form's normalize flag
   // or the generalized form's normalization.
   const bool classic = config.string("lombscargle.form") == "classic";
   const std::string normalization = classic ? (config.boolean("lombscargle.normalize") ? "normalize" : "none")
                                             : config.string("lombscargle.normalization");
-  const bool scipy115 = classic && ls::classic_weighted(batch, options);
   const std::string power_description =
       classic
           ? "SciPy lombscargle power, " +
@@ -507,16 +807,8 @@ void run_typed(RunContext& context) {
                 (scipy115 ? std::string(", SciPy 1.15's weights") + (options.floating_mean ? " and floating mean" : "")
                           : std::string())
           : "astropy LombScargle power, normalization " + normalization;
-  const bool write_power = config.string("output.power") == "all";
   output.set_attribute("power_written", config.string("output.power"));
   if (write_power) {
-    std::vector<double> gathered;  // over ranks: every rank's rows in series order
-    if (context.ranks.size > 1)
-      gathered =
-          gather_rows(context.ranks, static_cast<std::int64_t>(series_count), static_cast<std::int64_t>(m), my_power);
-    const std::vector<double>& power_values = context.ranks.size > 1 ? gathered : my_power;
-    output.write_dataset("power", power_values.data(), series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m},
-                         power_storage(config, series_count, m));
     output.set_attribute("description", power_description, "power");
     output.set_attribute("normalization", normalization, "power");
   } else {
@@ -524,96 +816,60 @@ void run_typed(RunContext& context) {
     output.set_attribute("power_description", power_description);
     output.set_attribute("normalization", normalization);
   }
-  output.set_attribute("algorithm", ls::name_of(periodogram.algorithm()));
-  if (context.ranks.size > 1) output.set_attribute("ranks", static_cast<std::int64_t>(context.ranks.size));
-  if (periodogram.algorithm() == ls::Algorithm::nufft)
-    output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
-
-  // Peaks and their false-alarm probabilities.
-  const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));
-  // astropy defines none for multiterm periodograms (nterms > 1).
-  const bool fap_defined = options.form == ls::Form::generalized &&
-                           options.normalization == ls::Normalization::standard && options.nterms == 1;
-  const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
-  std::vector<double> peak_frequency(my_count * peak_count, NAN), peak_power(my_count * peak_count, NAN),
-      peak_fap(my_count * peak_count, NAN);
-  // The FAP depends on the highest frequency searched; explicit lists need not be sorted.
-  const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
-  for (std::size_t s = 0; s < my_count; ++s) {
-    const auto peaks = top_peaks(&my_power[s * m], m, peak_count);
-    const bool with_fap = fap_defined && mine[s].t.size() >= 4;  // Baluev's bound needs N > 3
-    const ls::FapContext fap_context =
-        with_fap ? ls::fap_context(mine[s].t, mine[s].dy, maximum_frequency) : ls::FapContext{};
-    for (std::size_t p = 0; p < peaks.size(); ++p) {
-      peak_frequency[s * peak_count + p] = frequency[peaks[p]];
-      peak_power[s * peak_count + p] = my_power[s * m + peaks[p]];
-      if (with_fap)
-        peak_fap[s * peak_count + p] =
-            ls::false_alarm_probability(std::clamp(my_power[s * m + peaks[p]], 0.0, 1.0), fap_context, fap_method);
-    }
-  }
-  // Every rank's peaks in series order.
-  const auto all_series = static_cast<std::int64_t>(series_count), per_series = static_cast<std::int64_t>(peak_count);
-  peak_frequency = gather_rows(context.ranks, all_series, per_series, peak_frequency);
-  peak_power = gather_rows(context.ranks, all_series, per_series, peak_power);
-  peak_fap = gather_rows(context.ranks, all_series, per_series, peak_fap);
-  if (peak_count > 0) {
-    const h5::Dims dims{series_count, peak_count};
-    output.write_dataset("peak_frequency", peak_frequency.data(), dims);
-    output.write_dataset("peak_power", peak_power.data(), dims);
-    output.write_dataset("peak_fap", peak_fap.data(), dims);
+  output.set_attribute("algorithm", ls::name_of(algorithm));
+  if (ranks.size > 1) output.set_attribute("ranks", static_cast<std::int64_t>(ranks.size));
+  if (algorithm == ls::Algorithm::nufft) output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
+  if (peak_count > 0)
     output.set_attribute("description",
                          fap_defined ? "false-alarm probability (" + config.string("peaks.fap_method") + ")"
                                      : std::string("not defined for this form/normalization/nterms (NaN)"),
                          "peak_fap");
-  }
-  const std::string summary_fap = fap_defined ? config.string("peaks.fap_method") : std::string();
-  write_summary(
-      output,
-      gather_summary(context.ranks, all_series, summarize(mine, grid, frequency, my_power, options, summary_fap)),
-      summary_fap, options.nterms);
+  write_summary(output, summary, summary_fap, options.nterms);
 
-  context.out << "lombscargle: " << series_count << " series x " << samples << " samples x " << m << " frequencies, "
-              << config.string("precision") << ", " << ls::name_of(periodogram.algorithm()) << ": " << solve.median()
-              << " s (median of " << repeats << ")\n";
-  if (context.ranks.size > 1)
-    context.out << "ranks: " << context.ranks.size << ", " << series_count / context.ranks.size << " to "
-                << (series_count + context.ranks.size - 1) / context.ranks.size << " series each (time: rank 0's)\n";
+  const std::size_t samples = static_cast<std::size_t>(catalogue.samples(0, 1));
+  context.out << "lombscargle: " << series_count << " series x ";
+  if (catalogue.rectangular())
+    context.out << samples << " samples";
+  else
+    context.out << catalogue.total_samples() << " samples in all";
+  context.out << " x " << m << " frequencies, " << config.string("precision") << ", " << ls::name_of(algorithm)
+              << ": " << solve.median() << " s (median of " << repeats << ")\n";
+  if (chunks > 1) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "streamed in %lld chunks of %lld series (%.0f MiB each on a rank): %.3g s end to end, %.4g "
+                  "series/s\n",
+                  static_cast<long long>(chunks), static_cast<long long>(plan.series),
+                  (plan.need.device_bytes + plan.need.host_bytes) / mebibyte, pipeline_s,
+                  static_cast<double>(series_count) / pipeline_s);
+    context.out << line;
+  }
+  if (ranks.size > 1)
+    context.out << "ranks: " << ranks.size << ", " << plan.series / ranks.size << " to "
+                << (plan.series + ranks.size - 1) / ranks.size << " series each per chunk (time: rank 0's)\n";
   if (baseline != "none") {
     context.out << "baseline " << baseline << ": " << baseline_times.median() << " s, speedup "
                 << baseline_times.median() / solve.median() << "x\n";
+    result.set_baseline(baseline, baseline_times);
   }
-  if (baseline != "none") result.set_baseline(baseline, baseline_times);
-  for (std::size_t s = 0; s < std::min<std::size_t>(series_count, 3); ++s) {
-    if (peak_count == 0 || !std::isfinite(peak_power[s * peak_count])) continue;
+  for (std::size_t s = 0; s < std::min<std::size_t>(first_peaks.power.size() / std::max<std::size_t>(peak_count, 1),
+                                                     3);
+       ++s) {
+    if (peak_count == 0 || !std::isfinite(first_peaks.power[s * peak_count])) continue;
     char line[160];
-    std::snprintf(line, sizeof line, "series %zu: peak at %.6g, power %.6g", s, peak_frequency[s * peak_count],
-                  peak_power[s * peak_count]);
+    std::snprintf(line, sizeof line, "series %zu: peak at %.6g, power %.6g", s, first_peaks.frequency[s * peak_count],
+                  first_peaks.power[s * peak_count]);
     context.out << line;
     if (fap_defined) {
-      std::snprintf(line, sizeof line, ", false-alarm probability %.3g", peak_fap[s * peak_count]);
+      std::snprintf(line, sizeof line, ", false-alarm probability %.3g", first_peaks.fap[s * peak_count]);
       context.out << line;
     }
     context.out << '\n';
   }
 
-  if (config.string("validation.reference") == "float64") {
-    ls::Periodogram<double> reference(mine, grid, options);
-    reference.compute(ls::Algorithm::direct);
-    const auto ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.power());
-    double max_abs = 0, max_rel = 0;
-    for (std::size_t s = 0; s < my_count; ++s) {
-      double peak = 0, worst = 0;
-      for (std::size_t k = 0; k < m; ++k) {
-        peak = std::max(peak, std::fabs(ref(s, k)));
-        const double error = std::fabs(my_power[s * m + k] - ref(s, k));
-        worst = std::isnan(error) ? INFINITY : std::max(worst, error);
-      }
-      max_abs = std::max(max_abs, worst);
-      max_rel = std::max(max_rel, worst / peak);
-    }
+  if (validating) {
 #if PORTASOLVE_HAVE_MPI
-    if (context.ranks.size > 1) {  // the largest of every rank's (max is exact in any order)
+    if (ranks.size > 1) {  // the largest of every rank's (max is exact in any order)
       MPI_Allreduce(MPI_IN_PLACE, &max_abs, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       MPI_Allreduce(MPI_IN_PLACE, &max_rel, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
@@ -644,9 +900,12 @@ void check_lombscargle_ranks(const config::Config& config, int ranks) {
     series = config.integer("input.series");
     key = "input.series";
   } else if (source == "hdf5" && config.has("input.file")) {
-    const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string("input.y"));
-    series = dims.size() == 2 ? static_cast<std::int64_t>(dims[0]) : 1;
-    key = "input.y";
+    const bool ragged = !config.string("input.count").empty();
+    key = ragged ? "input.count" : "input.y";
+    const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string(key));
+    series = ragged && !dims.empty() ? static_cast<std::int64_t>(dims[0])
+             : dims.size() == 2      ? static_cast<std::int64_t>(dims[0])
+                                     : 1;
   }
   if (series >= ranks) return;
   if (series == 1)
@@ -678,8 +937,14 @@ Preflight preflight_lombscargle(const config::Config& config) {
     if (source == "csv")
       samples = csv_rows_estimate(file);
     else {
-      const h5::Dims dims = h5::File::open_read_only(file).dataset_dims(config.string("input.y"));
-      if (dims.size() == 1 || dims.size() == 2) {
+      const h5::File in = h5::File::open_read_only(file);
+      const h5::Dims dims = in.dataset_dims(config.string("input.y"));
+      const std::string count = config.string("input.count");
+      if (!count.empty()) {  // ragged: 1-D samples, one count per series
+        const h5::Dims counts = in.dataset_dims(count);
+        series = counts.size() == 1 ? std::max<double>(1, static_cast<double>(counts[0])) : 1;
+        samples = dims.size() == 1 ? static_cast<double>(dims[0]) : 0;
+      } else if (dims.size() == 1 || dims.size() == 2) {
         series = dims.size() == 2 ? static_cast<double>(dims[0]) : 1;
         samples = series * static_cast<double>(dims.back());
       }
@@ -702,8 +967,9 @@ Preflight preflight_lombscargle(const config::Config& config) {
   char subject[120];
   std::snprintf(subject, sizeof subject, "%.4g series x %.4g samples with %.4g frequencies", series, samples / series,
                 frequencies);
-  return Preflight{lombscargle_need(config, series, samples, frequencies), frequency_key(config), lombscargle_advice(),
-                   subject};
+  // What one chunk needs (the catalogue streams through in chunks).
+  const ChunkPlan plan = plan_chunks(config, static_cast<std::int64_t>(series), samples / series, frequencies, 1, false);
+  return Preflight{plan.need, frequency_key(config), lombscargle_advice(), subject};
 }
 
 }  // namespace portasolve::drivers

@@ -36,7 +36,9 @@ void add_lombscargle_input_schema(config::Schema& schema) {
       .default_value(false);
   schema.add("input.file", Kind::String, "csv/hdf5: the file").optional();
   schema.add("input.t", Kind::String, "csv: column, hdf5: dataset of the times").default_value("t");
-  schema.add("input.y", Kind::String, "csv: column, hdf5: dataset of the values (hdf5: 2-D = series x samples)")
+  schema
+      .add("input.y", Kind::String,
+           "csv: column, hdf5: dataset of the values (2-D = series x samples; 1-D with input.count: ragged)")
       .default_value("y");
   schema.add("input.dy", Kind::String, "csv: column, hdf5: dataset of the uncertainties; empty: none")
       .default_value("");
@@ -45,44 +47,18 @@ void add_lombscargle_input_schema(config::Schema& schema) {
            "csv: column, hdf5: dataset of the classic form's per-sample weights (SciPy >= 1.15; >= 0, positive "
            "sum); empty: none")
       .default_value("");
+  schema
+      .add("input.count", Kind::String,
+           "hdf5: dataset of each series' sample count for the contiguous ragged layout (t, y, dy, weights 1-D, "
+           "the series one after another, as CF conventions define it); empty: 2-D series x samples")
+      .default_value("");
+  schema.add("input.ids", Kind::String, "hdf5: dataset of integer series ids, written as /output/series_id; empty: none")
+      .default_value("");
 }
 
 namespace {
 
 const std::string utf8_bom = "\xEF\xBB\xBF";
-
-std::vector<ls::Series> synthetic(const config::Config& config) {
-  const auto series_count = config.integer("input.series");
-  const auto samples = static_cast<std::size_t>(config.integer("input.samples"));
-  const double duration = config.real("input.duration");
-  const double frequency = config.real("input.signal_frequency");
-  const double amplitude = config.real("input.amplitude"), offset = config.real("input.offset");
-  const double noise = config.real("input.noise");
-  const bool shared = config.boolean("input.shared_times"), with_dy = config.boolean("input.uncertainties");
-  std::mt19937_64 rng(static_cast<std::uint64_t>(config.integer("seed")));
-  std::uniform_real_distribution<double> when(0.0, duration), phase(0.0, math::two_pi<double>()), spread(0.5, 1.5);
-  std::normal_distribution<double> gaussian(0.0, 1.0);
-  const auto draw_times = [&] {
-    std::vector<double> t(samples);
-    for (double& v : t) v = when(rng);
-    std::sort(t.begin(), t.end());
-    return t;
-  };
-  const std::vector<double> common = draw_times();
-  std::vector<ls::Series> batch(static_cast<std::size_t>(series_count));
-  for (auto& series : batch) {
-    throw_if_interrupted();
-    series.t = shared ? common : draw_times();
-    const double phi = phase(rng);
-    for (double t : series.t) {
-      const double sigma = with_dy ? noise * spread(rng) : noise;
-      series.y.push_back(offset + amplitude * std::sin(math::two_pi<double>() * frequency * t + phi) +
-                         sigma * gaussian(rng));
-      if (with_dy) series.dy.push_back(sigma > 0 ? sigma : 1.0);
-    }
-  }
-  return batch;
-}
 
 std::vector<ls::Series> from_csv(const std::string& file, const config::Config& config) {
   std::ifstream in(file);
@@ -140,34 +116,6 @@ std::vector<ls::Series> from_csv(const std::string& file, const config::Config& 
   return {series};
 }
 
-std::vector<ls::Series> from_hdf5(const std::string& file, const config::Config& config) {
-  const h5::File in = h5::File::open_read_only(file);
-  h5::Dims t_dims, y_dims, dy_dims;
-  const auto t = in.read_dataset<double>(config.string("input.t"), &t_dims);
-  const auto y = in.read_dataset<double>(config.string("input.y"), &y_dims);
-  std::vector<double> dy, weights;
-  h5::Dims weights_dims;
-  if (!config.string("input.dy").empty()) dy = in.read_dataset<double>(config.string("input.dy"), &dy_dims);
-  if (!config.string("input.weights").empty())
-    weights = in.read_dataset<double>(config.string("input.weights"), &weights_dims);
-  if (y_dims.empty() || y_dims.size() > 2) throw InputError(file + ": y must be 1-D or 2-D (series x samples)");
-  const std::size_t series_count = y_dims.size() == 2 ? y_dims[0] : 1;
-  const std::size_t samples = y_dims.back();
-  const auto row_of = [&](const std::vector<double>& values, const h5::Dims& dims, std::size_t s, const char* name) {
-    if (dims == h5::Dims{samples}) return values;  // shared by every series
-    if (dims == y_dims) return std::vector<double>(values.begin() + s * samples, values.begin() + (s + 1) * samples);
-    throw InputError(file + ": " + name + " must have y's shape or one row of " + std::to_string(samples));
-  };
-  std::vector<ls::Series> batch(series_count);
-  for (std::size_t s = 0; s < series_count; ++s) {
-    batch[s].t = row_of(t, t_dims, s, "t");
-    batch[s].y = std::vector<double>(y.begin() + s * samples, y.begin() + (s + 1) * samples);
-    if (!dy.empty()) batch[s].dy = row_of(dy, dy_dims, s, "dy");
-    if (!weights.empty()) batch[s].weights = row_of(weights, weights_dims, s, "weights");
-  }
-  return batch;
-}
-
 }  // namespace
 
 double csv_rows_estimate(const std::string& file) {
@@ -184,14 +132,260 @@ double csv_rows_estimate(const std::string& file) {
   return shortest == 0 ? 0 : std::ceil(size / static_cast<double>(shortest + 1));
 }
 
-std::vector<ls::Series> load_lombscargle_input(const config::Config& config) {
+namespace {
+
+// Synthetic series: a sinusoid of random phase plus Gaussian noise at
+// random (or shared) times, drawn from one stream seeded by `seed`.
+class SyntheticSeries {
+ public:
+  explicit SyntheticSeries(const config::Config& config)
+      : count_(config.integer("input.series")),
+        samples_(static_cast<std::size_t>(config.integer("input.samples"))),
+        frequency_(config.real("input.signal_frequency")),
+        amplitude_(config.real("input.amplitude")),
+        offset_(config.real("input.offset")),
+        noise_(config.real("input.noise")),
+        shared_(config.boolean("input.shared_times")),
+        with_dy_(config.boolean("input.uncertainties")),
+        seed_(static_cast<std::uint64_t>(config.integer("seed"))),
+        when_(0.0, config.real("input.duration")) {
+    restart();
+  }
+  std::int64_t size() const { return count_; }
+  std::size_t samples() const { return samples_; }
+
+  std::vector<ls::Series> read(std::int64_t first, std::int64_t count) {
+    if (first < next_) restart();
+    for (; next_ < first; ++next_) {
+      throw_if_interrupted();
+      draw();  // dropped: the stream must pass it to reach `first`
+    }
+    std::vector<ls::Series> block(static_cast<std::size_t>(count));
+    for (auto& series : block) {
+      throw_if_interrupted();
+      series = draw();
+      ++next_;
+    }
+    return block;
+  }
+
+ private:
+  void restart() {
+    rng_.seed(seed_);
+    next_ = 0;
+    common_ = draw_times();  // drawn first whether used or not: the stream stays the same
+  }
+  std::vector<double> draw_times() {
+    std::vector<double> t(samples_);
+    for (double& v : t) v = when_(rng_);
+    std::sort(t.begin(), t.end());
+    return t;
+  }
+  ls::Series draw() {
+    ls::Series series;
+    series.t = shared_ ? common_ : draw_times();
+    const double phi = phase_(rng_);
+    series.y.reserve(samples_);
+    for (double t : series.t) {
+      const double sigma = with_dy_ ? noise_ * spread_(rng_) : noise_;
+      series.y.push_back(offset_ + amplitude_ * std::sin(math::two_pi<double>() * frequency_ * t + phi) +
+                         sigma * gaussian_(rng_));
+      if (with_dy_) series.dy.push_back(sigma > 0 ? sigma : 1.0);
+    }
+    return series;
+  }
+
+  std::int64_t count_;
+  std::size_t samples_;
+  double frequency_, amplitude_, offset_, noise_;
+  bool shared_, with_dy_;
+  std::uint64_t seed_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> when_, phase_{0.0, math::two_pi<double>()}, spread_{0.5, 1.5};
+  std::normal_distribution<double> gaussian_{0.0, 1.0};
+  std::int64_t next_ = 0;
+  std::vector<double> common_;
+};
+
+// An HDF5 catalogue: y 2-D (series x samples) or 1-D (one series), t, dy and
+// weights of y's shape or one shared row; or, with input.count, the ragged
+// layout: every array 1-D, the series one after another.
+class Hdf5Catalogue {
+ public:
+  Hdf5Catalogue(const std::string& file, const config::Config& config)
+      : file_(file), in_(h5::File::open_read_only(file)) {
+    for (const char* key : {"input.t", "input.y", "input.dy", "input.weights"}) names_.push_back(config.string(key));
+    y_dims_ = in_.dataset_dims(names_[y]);
+    const std::string count_name = config.string("input.count");
+    if (count_name.empty()) {
+      if (y_dims_.empty() || y_dims_.size() > 2)
+        throw InputError(file + ": " + names_[y] + " must be 1-D or 2-D (series x samples)");
+      series_ = y_dims_.size() == 2 ? static_cast<std::int64_t>(y_dims_[0]) : 1;
+      row_ = static_cast<std::int64_t>(y_dims_.back());
+      for (int column : {t, dy, weights}) {
+        if (names_[column].empty()) continue;
+        const h5::Dims dims = in_.dataset_dims(names_[column]);
+        if (dims == h5::Dims{y_dims_.back()} && y_dims_.size() == 2) {
+          shared_[column] = in_.read_dataset<double>(names_[column]);  // one row for every series
+        } else if (dims != y_dims_) {
+          throw InputError(file + ": " + names_[column] + " must have " + names_[y] +
+                           "'s shape or one row of " + std::to_string(row_));
+        }
+      }
+    } else {
+      read_counts(count_name);
+    }
+    const std::string ids_name = config.string("input.ids");
+    if (!ids_name.empty()) {
+      const h5::Dims dims = in_.dataset_dims(ids_name);
+      if (dims != h5::Dims{static_cast<hsize_t>(series_)})
+        throw InputError(file + ": " + ids_name + " must be 1-D with one id per series (" + std::to_string(series_) +
+                         ")");
+      ids_ = in_.read_dataset<std::int64_t>(ids_name);
+    }
+  }
+
+  std::int64_t size() const { return series_; }
+  bool ragged() const { return !offsets_.empty(); }
+  std::int64_t samples(std::int64_t first, std::int64_t count) const {
+    return ragged() ? offsets_[first + count] - offsets_[first] : count * row_;
+  }
+  bool rectangular() const {
+    if (!ragged()) return true;
+    for (std::int64_t s = 1; s < series_; ++s)
+      if (offsets_[s + 1] - offsets_[s] != offsets_[1]) return false;
+    return true;
+  }
+  const std::vector<std::int64_t>& ids() const { return ids_; }
+
+  std::vector<ls::Series> read(std::int64_t first, std::int64_t count) {
+    std::vector<ls::Series> block(static_cast<std::size_t>(count));
+    std::vector<double>* fields[4] = {nullptr, nullptr, nullptr, nullptr};
+    for (int column : {t, y, dy, weights}) {
+      if (names_[column].empty()) continue;
+      std::vector<double> values;
+      const bool shared = !shared_[column].empty();
+      if (!shared) {
+        const auto start = static_cast<hsize_t>(ragged() ? offsets_[first] : first);
+        const auto rows = static_cast<hsize_t>(ragged() ? samples(first, count) : y_dims_.size() == 2 ? count : 1);
+        values = y_dims_.size() == 1 && !ragged() ? in_.read_dataset<double>(names_[column])
+                                                  : in_.read_rows<double>(names_[column], start, rows);
+      }
+      std::int64_t at = 0;
+      for (std::int64_t s = 0; s < count; ++s) {
+        const std::int64_t n = samples(first + s, 1);
+        auto& series = block[static_cast<std::size_t>(s)];
+        fields[t] = &series.t, fields[y] = &series.y, fields[dy] = &series.dy, fields[weights] = &series.weights;
+        if (shared)
+          *fields[column] = shared_[column];
+        else
+          fields[column]->assign(values.begin() + at, values.begin() + at + n);
+        at += n;
+      }
+    }
+    return block;
+  }
+
+ private:
+  enum Column { t, y, dy, weights };
+
+  void read_counts(const std::string& count_name) {
+    const h5::Dims count_dims = in_.dataset_dims(count_name);
+    if (count_dims.size() != 1)
+      throw InputError(file_ + ": " + count_name + " (input.count) must be 1-D: one sample count per series");
+    if (y_dims_.size() != 1)
+      throw InputError(file_ + ": with input.count (ragged layout) " + names_[y] +
+                       " must be 1-D, the series' samples one after another");
+    const auto counts = in_.read_dataset<std::int64_t>(count_name);
+    series_ = static_cast<std::int64_t>(counts.size());
+    offsets_.assign(1, 0);
+    for (std::size_t s = 0; s < counts.size(); ++s) {
+      if (counts[s] < 0)
+        throw InputError(file_ + ": " + count_name + ": series " + std::to_string(s) + " has a negative count (" +
+                         std::to_string(counts[s]) + ")");
+      offsets_.push_back(offsets_.back() + counts[s]);
+    }
+    for (int column : {t, y, dy, weights}) {
+      if (names_[column].empty()) continue;
+      const h5::Dims dims = in_.dataset_dims(names_[column]);
+      if (dims != h5::Dims{static_cast<hsize_t>(offsets_.back())})
+        throw InputError(file_ + ": the counts in " + count_name + " add up to " + std::to_string(offsets_.back()) +
+                         " samples but " + names_[column] + " holds " +
+                         (dims.size() == 1 ? std::to_string(dims[0]) : std::to_string(dims.size()) + "-D data") +
+                         " (ragged layout: 1-D, every series' samples one after another)");
+    }
+  }
+
+  std::string file_;
+  h5::File in_;
+  std::vector<std::string> names_;
+  h5::Dims y_dims_;
+  std::int64_t series_ = 0, row_ = 0;
+  std::vector<double> shared_[4];
+  std::vector<std::int64_t> offsets_, ids_;
+};
+
+}  // namespace
+
+struct SeriesCatalogue::Source {
+  std::unique_ptr<SyntheticSeries> synthetic;
+  std::unique_ptr<Hdf5Catalogue> hdf5;
+  std::vector<ls::Series> csv;  // its one series
+  std::vector<std::int64_t> no_ids;
+};
+
+SeriesCatalogue::SeriesCatalogue(const config::Config& config) : source_(std::make_unique<Source>()) {
   const std::string source = config.string("input.source");
-  if (source == "synthetic") return synthetic(config);
+  if (source != "hdf5")
+    for (const char* key : {"input.count", "input.ids"})
+      if (!config.string(key).empty())
+        throw ConfigError(config.where(key), key, "only HDF5 catalogues have this dataset",
+                          "empty, or input.source: hdf5");
+  if (source == "synthetic") {
+    source_->synthetic = std::make_unique<SyntheticSeries>(config);
+    return;
+  }
   if (!config.has("input.file"))
     throw ConfigError(config.where("input.source"), "input.file", "missing for input.source: " + source,
                       "the path of the " + source + " file");
   const std::string file = config.string("input.file");
-  return source == "csv" ? from_csv(file, config) : from_hdf5(file, config);
+  if (source == "csv")
+    source_->csv = from_csv(file, config);
+  else
+    source_->hdf5 = std::make_unique<Hdf5Catalogue>(file, config);
+}
+
+SeriesCatalogue::~SeriesCatalogue() = default;
+SeriesCatalogue::SeriesCatalogue(SeriesCatalogue&&) noexcept = default;
+
+std::int64_t SeriesCatalogue::size() const {
+  if (source_->synthetic) return source_->synthetic->size();
+  if (source_->hdf5) return source_->hdf5->size();
+  return 1;
+}
+
+std::int64_t SeriesCatalogue::samples(std::int64_t first, std::int64_t count) const {
+  if (source_->synthetic) return count * static_cast<std::int64_t>(source_->synthetic->samples());
+  if (source_->hdf5) return source_->hdf5->samples(first, count);
+  return count * static_cast<std::int64_t>(source_->csv.front().t.size());
+}
+
+bool SeriesCatalogue::rectangular() const { return !source_->hdf5 || source_->hdf5->rectangular(); }
+bool SeriesCatalogue::ragged() const { return source_->hdf5 && source_->hdf5->ragged(); }
+
+std::vector<ls::Series> SeriesCatalogue::read(std::int64_t first, std::int64_t count) {
+  if (source_->synthetic) return source_->synthetic->read(first, count);
+  if (source_->hdf5) return source_->hdf5->read(first, count);
+  return count == 0 ? std::vector<ls::Series>{} : source_->csv;
+}
+
+const std::vector<std::int64_t>& SeriesCatalogue::ids() const {
+  return source_->hdf5 ? source_->hdf5->ids() : source_->no_ids;
+}
+
+std::vector<ls::Series> load_lombscargle_input(const config::Config& config) {
+  SeriesCatalogue catalogue(config);
+  return catalogue.read(0, catalogue.size());
 }
 
 }  // namespace portasolve::drivers

@@ -4,6 +4,7 @@
 // together in item order on every rank, so each rank runs the same writing
 // code (rank 0's file is the real one).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "drivers/experiment.hpp"
@@ -57,6 +58,37 @@ inline std::vector<double> gather_rows(const Ranks& ranks, std::int64_t items, s
   }
 #endif
   (void)ranks, (void)items, (void)row_length;
+  return mine;
+}
+
+// A failure that one rank met at item `index` (of the items all ranks work
+// through; INT64_MAX: none on this rank), described by `message`: every rank
+// gets the one at the lowest index and its message, so every rank reports
+// what a single process, meeting the items in order, reports first.
+struct ItemFailure {
+  std::int64_t index = INT64_MAX;
+  std::string message;
+  bool failed() const { return index != INT64_MAX; }
+};
+
+inline ItemFailure first_failure(const Ranks& ranks, const ItemFailure& mine) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    // The lowest index, and the lowest rank holding it (one rank owns an item).
+    std::int64_t index = mine.index;
+    MPI_Allreduce(MPI_IN_PLACE, &index, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    int owner = mine.index == index ? ranks.rank : ranks.size;
+    MPI_Allreduce(MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (index == INT64_MAX) return {};
+    ItemFailure agreed{index, ranks.rank == owner ? mine.message : std::string()};
+    unsigned long long length = agreed.message.size();
+    MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, owner, MPI_COMM_WORLD);
+    agreed.message.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(agreed.message.data(), static_cast<int>(length), MPI_CHAR, owner, MPI_COMM_WORLD);
+    return agreed;
+  }
+#endif
+  (void)ranks;
   return mine;
 }
 

@@ -209,8 +209,9 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
 
 }  // namespace
 
-void check_batch(const std::vector<Series>& batch, const Options& options) {
-  for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], s, batch.size(), options);
+void check_batch(const std::vector<Series>& batch, const Options& options, std::size_t first, std::size_t total) {
+  if (total == 0) total = batch.size();
+  for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], first + s, total, options);
 }
 
 bool classic_weighted(const std::vector<Series>& batch, const Options& options) {

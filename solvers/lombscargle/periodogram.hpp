@@ -24,9 +24,11 @@ bool classic_weighted(const std::vector<Series>& batch, const Options& options);
 
 // The checks Periodogram's constructor makes of every series (InputError
 // naming a series by its index in `batch`): for callers that compute a part
-// of a batch (a block of series on an MPI rank) and want the whole batch's
-// errors as one process reports them.
-void check_batch(const std::vector<Series>& batch, const Options& options);
+// of a batch (a block of series on an MPI rank, a chunk of a catalogue) and
+// want the whole batch's errors as one process reports them: `batch` is then
+// series [first, first + batch.size()) of `total`, named by that index.
+void check_batch(const std::vector<Series>& batch, const Options& options, std::size_t first = 0,
+                 std::size_t total = 0);
 
 // Frequencies each recurrence thread owns (one exact seed per sample serves
 // them all). GPUs: 16 keeps the sums in registers; CPUs: 64 amortises the

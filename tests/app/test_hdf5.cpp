@@ -1,6 +1,7 @@
 // Round trips of every attribute and dataset type portasolve writes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -121,6 +122,51 @@ TEST(Hdf5, ChunkedAndCompressedDatasetsReadBackAsWritten) {
   H5Pclose(create);
   H5Dclose(dataset);
   H5Fclose(raw);
+}
+
+// A dataset written in row blocks, in any order, reads back as the whole
+// array; rows never written read as NaN; read_rows returns any block; rows
+// past the end are refused by name.
+TEST(Hdf5, DatasetsWrittenAndReadByRowsMatchTheWholeArray) {
+  const std::string path = temp_path("rows.h5");
+  constexpr std::size_t rows = 11, columns = 7;
+  const auto values = sample<double>(rows * columns);
+  {
+    h5::File file = h5::File::create(path);
+    file.create_dataset<double>("whole", {rows, columns}, h5::Storage{{4, columns}, 3});
+    file.write_rows("whole", 8, 3, &values[8 * columns]);
+    file.write_rows("whole", 0, 5, &values[0]);
+    file.write_rows("whole", 5, 3, &values[5 * columns]);
+    file.create_dataset<double>("gaps", {rows});
+    const std::vector<double> one{2.5, -1.0};
+    file.write_rows("gaps", 3, 2, one.data());
+    file.create_dataset<std::int64_t>("ids", {rows});
+    EXPECT_THROW(file.write_rows("whole", 10, 2, &values[0]), IoError);
+    file.close();
+  }
+  const h5::File file = h5::File::open_read_only(path);
+  EXPECT_EQ(file.read_dataset<double>("whole"), values);
+  for (std::size_t first = 0; first <= rows; first += 2)
+    for (std::size_t count = 0; first + count <= rows; count += 3) {
+      const auto block = file.read_rows<double>("whole", first, count);
+      ASSERT_EQ(block.size(), count * columns);
+      for (std::size_t k = 0; k < block.size(); ++k) EXPECT_EQ(block[k], values[first * columns + k]);
+    }
+  const auto gaps = file.read_dataset<double>("gaps");
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (r == 3 || r == 4)
+      EXPECT_EQ(gaps[r], r == 3 ? 2.5 : -1.0);
+    else
+      EXPECT_TRUE(std::isnan(gaps[r])) << r;
+  }
+  EXPECT_EQ(file.read_rows<std::int64_t>("ids", 2, 3), std::vector<std::int64_t>(3, 0));
+  try {
+    file.read_rows<double>("whole", 9, 3);
+    FAIL() << "rows past the end were read";
+  } catch (const IoError& error) {
+    EXPECT_NE(std::string(error.what()).find("rows 9 to 12"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("whole"), std::string::npos) << error.what();
+  }
 }
 
 TEST(Hdf5, EveryAttributeTypeRoundTrips) {

@@ -217,9 +217,10 @@ TEST(ResultFile, NeverReplacesWhatIsNotARegularFile) {
       portasolve::check_output_target("/dev/null", overwrite, {"x.yaml", 2, 3});
       ADD_FAILURE() << "/dev/null accepted as an output";
     } catch (const ConfigError& error) {
-      if (overwrite)
+      if (overwrite) {
         EXPECT_NE(std::string(error.what()).find("'/dev/null' is a character device"), std::string::npos)
             << error.what();
+      }
     }
   }
   const fs::path folder = fresh_folder("result_not_regular");

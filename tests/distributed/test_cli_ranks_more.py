@@ -158,7 +158,8 @@ def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
 
 def test_a_bad_series_is_named_by_its_batch_index_once_and_no_file_is_left(tmp_path):
     # The last of five series holds a NaN: the rank that owns it would call it
-    # its series 0; every rank checks the whole batch and names series 4.
+    # its series 0; ranks agree on the first bad series of the catalogue and
+    # every rank names it series 4.
     rng = np.random.default_rng(3)
     y = rng.standard_normal((5, 40))
     y[4, 17] = np.nan
@@ -199,3 +200,32 @@ def test_one_series_is_not_split_by_frequency_a_config_error(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("one series cannot be split over 2 ranks") == 1, done.stderr
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_ragged_catalogue_streamed_in_chunks_over_ranks_gives_the_single_process_bits(tmp_path, ranks):
+    # Nine series of uneven lengths in chunks of 4: at 3 ranks blocks of
+    # 2+1+1, then a last chunk of one series that two ranks sit out.
+    rng = np.random.default_rng(11)
+    lengths = [35, 80, 12, 60, 44, 90, 20, 51, 66]
+    t = np.concatenate([np.sort(rng.uniform(0, 30, n)) for n in lengths])
+    y = np.sin(2 * np.pi * 0.4 * t) + 0.5 * rng.standard_normal(t.size)
+    with h5py.File(tmp_path / "catalogue.h5", "w") as f:
+        f["t"], f["y"], f["n"] = t, y, lengths
+        f["id"] = np.arange(9, dtype=np.int64) + 500
+    settings = ["input.source=hdf5", f"input.file={tmp_path / 'catalogue.h5'}", "input.count=n", "input.ids=id",
+                "frequency.grid=uniform", "frequency.minimum=0.05", "frequency.maximum=1.5",
+                "frequency.count=700", "pipeline.chunk_series=4"]
+    out = tmp_path / "out"
+    out.mkdir()
+    assert portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings)).returncode == 0
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "ranks.h5", *settings), ranks)
+    check_one_writer(done, out)
+    got, attrs = datasets(out / "ranks.h5")
+    want, want_attrs = datasets(out / "one.h5")
+    assert attrs["chunks"] == want_attrs["chunks"] == 3 and attrs["ranks"] == ranks
+    assert np.array_equal(got["output/series_id"], np.arange(9) + 500)
+    assert np.array_equal(got["input/count"], lengths)
+    assert sorted(got) == sorted(want)
+    for key in [k for k in want if k.startswith(("output/", "input/"))]:
+        assert np.array_equal(got[key], want[key], equal_nan=True), key

@@ -598,6 +598,143 @@ peaks: {{count: 2}}
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("key 'lombscargle.floating_mean'", result.stderr)
 
+class LombScargleCatalogue(Folder):
+    """Catalogues streaming through in chunks: the same numbers as one batch, ragged layouts, bad catalogues."""
+
+    def run_ls(self, config_text, name, *sets):
+        config = self.write(name + ".yaml", config_text)
+        out = os.path.join(self.dir, name + ".h5")
+        args = [item for key_value in sets for item in ("--set", key_value)]
+        result = portasolve("run", config, "--output", out, "--quiet", *args)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return out, result
+
+    def assert_same_results(self, a, b, input_too=True):
+        with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+            names = ["output/frequency", "output/peak_frequency", "output/peak_power", "output/peak_fap"]
+            names += ["output/summary/" + k for k in fb["output/summary"]]
+            if "power" in fb["output"]:
+                names.append("output/power")
+            if input_too:
+                names += ["input/" + k for k in fb["input"]]
+            for name in names:
+                np.testing.assert_array_equal(fa[name][()], fb[name][()], err_msg=name)
+
+    def test_chunks_give_the_one_batch_numbers_bit_for_bit(self):
+        for algorithm, count in (("nufft", 600), ("tiled", 90)):
+            text = f"""experiment: lombscargle
+precision: float
+input: {{source: synthetic, series: 23, samples: 70, shared_times: false, uncertainties: true}}
+lombscargle: {{algorithm: {algorithm}}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 1.5, count: {count}}}
+peaks: {{count: 2}}
+"""
+            whole, _ = self.run_ls(text, "whole_" + algorithm)
+            chunked, result = self.run_ls(text, "chunked_" + algorithm, "pipeline.chunk_series=5")
+            self.assert_same_results(chunked, whole)
+            with h5py.File(chunked, "r") as f, h5py.File(whole, "r") as g:
+                self.assertEqual(f["output"].attrs["chunks"], 5)
+                self.assertEqual(f["output"].attrs["chunk_series"], 5)
+                self.assertEqual(g["output"].attrs["chunks"], 1)
+                self.assertGreater(f["timing"].attrs["series_per_s"], 0)
+        # A memory bound small enough for a few series per chunk: the same numbers again.
+        bounded, result = self.run_ls(text, "bounded", "pipeline.memory_mib=0.05")
+        with h5py.File(bounded, "r") as f:
+            chunks = f["output"].attrs["chunks"]
+            self.assertGreater(chunks, 1)
+            self.assertLessEqual(f["output"].attrs["chunk_memory_bytes"], 0.05 * 1048576)
+        self.assert_same_results(bounded, whole)
+
+    def write_ragged(self, lengths, seed=5, nan_at=None):
+        rng = np.random.default_rng(seed)
+        t, y, dy = [], [], []
+        for n in lengths:
+            times = np.sort(rng.uniform(0, 50, n))
+            errors = rng.uniform(0.1, 0.4, n)
+            t.append(times)
+            dy.append(errors)
+            y.append(3.0 + np.sin(2 * np.pi * rng.uniform(0.2, 0.8) * times) + errors * rng.normal(0, 1, n))
+        if nan_at is not None:
+            y[nan_at[0]][nan_at[1]] = np.nan
+        path = os.path.join(self.dir, "ragged.h5")
+        with h5py.File(path, "w") as f:
+            f["t"], f["y"], f["dy"] = np.concatenate(t), np.concatenate(y), np.concatenate(dy)
+            f["count"] = np.asarray(lengths, dtype=np.int32)
+            f["id"] = np.arange(len(lengths), dtype=np.int64) * 7 + 1000
+        return path, t, y, dy
+
+    def test_ragged_catalogue_round_trips_and_matches_astropy(self):
+        from astropy.timeseries import LombScargle
+        lengths = [40, 75, 12, 130, 58, 9, 77]
+        path, t, y, dy = self.write_ragged(lengths)
+        freqs = np.linspace(0.02, 1.2, 400)
+        text = f"""experiment: lombscargle
+input: {{source: hdf5, file: {path}, count: count, ids: id, dy: dy}}
+lombscargle: {{algorithm: direct}}
+frequency: {{grid: list, values: [{", ".join(repr(v) for v in freqs)}]}}
+peaks: {{count: 1}}
+"""
+        whole, _ = self.run_ls(text, "ragged_whole")
+        chunked, _ = self.run_ls(text, "ragged_chunked", "pipeline.chunk_series=3")
+        self.assert_same_results(chunked, whole)
+        with h5py.File(whole, "r") as f:
+            self.assertEqual(f["input"].attrs["layout"], "ragged")
+            np.testing.assert_array_equal(f["input/count"][()], lengths)
+            np.testing.assert_array_equal(f["input/t"][()], np.concatenate(t))
+            np.testing.assert_array_equal(f["input/y"][()], np.concatenate(y))
+            np.testing.assert_array_equal(f["output/series_id"][()], np.arange(7) * 7 + 1000)
+            power = f["output/power"][()]
+            self.assertEqual(power.shape, (7, 400))
+            for s in range(7):
+                expected = LombScargle(t[s], y[s], dy[s]).power(freqs, method="cython")
+                np.testing.assert_allclose(power[s], expected, rtol=1e-9, atol=1e-12)
+        # Equal lengths in the ragged layout: the 2-D layout's numbers bit for bit.
+        path, t, y, dy = self.write_ragged([50] * 6, seed=8)
+        rect = os.path.join(self.dir, "rect_input.h5")
+        with h5py.File(rect, "w") as f:
+            f["t"], f["y"], f["dy"] = np.stack(t), np.stack(y), np.stack(dy)
+        ragged, _ = self.run_ls(text, "equal", "pipeline.chunk_series=4")
+        rectangular, _ = self.run_ls(text.replace(f"file: {path}, count: count, ids: id", f"file: {rect}"), "rect")
+        self.assert_same_results(ragged, rectangular, input_too=False)
+
+    def test_bad_catalogues_are_errors_naming_the_series(self):
+        path, *_ = self.write_ragged([30, 40, 35, 20], nan_at=(2, 11))
+        base = f"experiment: lombscargle\ninput: {{source: hdf5, file: {path}, count: count, dy: dy}}\n"
+        frequency = "frequency: {grid: uniform, minimum: 0.1, maximum: 1.0, count: 50}\n"
+        negative = os.path.join(self.dir, "negative.h5")
+        short = os.path.join(self.dir, "short.h5")
+        with h5py.File(path, "r") as f, h5py.File(negative, "w") as g, h5py.File(short, "w") as h:
+            for name in ("t", "y", "dy"):
+                g[name] = f[name][()]
+                h[name] = f[name][()]
+            g["count"] = np.array([30, 50, -5, 50])
+            h["count"] = np.array([30, 40, 35, 21])
+        self.expect_errors([
+            (base + frequency, 2, "series 2: y[11] is nan"),
+            (base + frequency + "pipeline: {chunk_series: 1}\n", 2, "series 2: y[11] is nan"),
+            (base.replace(path, negative) + frequency, 2, "count: series 2 has a negative count (-5)"),
+            (base.replace(path, short) + frequency, 2, "the counts in count add up to 126 samples but t holds 125"),
+            ("experiment: lombscargle\ninput: {count: c}\n", 2,
+             "key 'input.count': only HDF5 catalogues have this dataset"),
+            ("experiment: lombscargle\ninput: {series: 4, samples: 500}\n" + frequency.replace("50}", "2000}") +
+             "pipeline: {memory_mib: 0.001}\n", 2, "key 'pipeline.memory_mib': one series of 500 samples"),
+        ])
+
+    def test_input_none_keeps_only_where_the_series_came_from(self):
+        rng = np.random.default_rng(3)
+        data = os.path.join(self.dir, "c.h5")
+        with h5py.File(data, "w") as f:
+            f["t"] = np.sort(rng.uniform(0, 10, (5, 40)), axis=1)
+            f["y"] = rng.normal(0, 1, (5, 40))
+        text = f"experiment: lombscargle\ninput: {{source: hdf5, file: {data}}}\noutput: {{input: none}}\n"
+        out, _ = self.run_ls(text, "none")
+        with h5py.File(out, "r") as f:
+            self.assertEqual(list(f["input"]), [])
+            self.assertEqual(f["input"].attrs["file"], data)
+            self.assertEqual(f["input"].attrs["series"], 5)
+            self.assertEqual(f["output/power"].shape[0], 5)
+
+
 def write_pgm_p2(path, rows):
     with open(path, "w") as f:
         f.write(f"P2\n# test image\n{len(rows[0])} {len(rows)}\n255\n")
