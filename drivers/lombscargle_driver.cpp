@@ -50,6 +50,13 @@ void add_lombscargle_schema(config::Schema& schema) {
       .choices(ls::normalization_names())
       .default_value("standard");
   schema
+      .add("lombscargle.nterms", Kind::Integer,
+           "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct "
+           "algorithm, no false-alarm probability)")
+      .default_value(1)
+      .at_least(1)
+      .at_most(ls::max_nterms);
+  schema
       .add("lombscargle.algorithm", Kind::Choice,
            "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
       .choices(ls::algorithm_names())
@@ -126,7 +133,9 @@ namespace {
 
 // Options fields the solver may name in an OptionError -> their config keys.
 const OptionKeys& lombscargle_option_keys() {
-  static const OptionKeys keys{{"floating_mean", "lombscargle.floating_mean"}};
+  static const OptionKeys keys{{"floating_mean", "lombscargle.floating_mean"},
+                               {"nterms", "lombscargle.nterms"},
+                               {"algorithm", "lombscargle.algorithm"}};
   return keys;
 }
 
@@ -159,6 +168,27 @@ void check_classic_keys(const config::Config& config) {
                       "false with form: generalized (its offset is lombscargle.fit_mean), or form: classic");
 }
 
+// nterms > 1 with what computes one term only: refused before anything is
+// read, like the classic keys.
+void check_nterms(const config::Config& config) {
+  const std::int64_t nterms = config.integer("lombscargle.nterms");
+  if (nterms == 1) return;
+  if (config.string("lombscargle.form") == "classic")
+    throw ConfigError(config.where("lombscargle.nterms"), "lombscargle.nterms",
+                      std::to_string(nterms) + " with form: classic (SciPy fits one sinusoid)",
+                      "1 with form: classic, or form: generalized");
+  const std::string algorithm = config.string("lombscargle.algorithm");
+  if (algorithm != "auto" && algorithm != "direct")
+    throw ConfigError(config.where("lombscargle.algorithm"), "lombscargle.algorithm",
+                      algorithm + " computes nterms 1 only; lombscargle.nterms: " + std::to_string(nterms) +
+                          " runs the direct algorithm",
+                      "auto or direct with lombscargle.nterms > 1");
+  if (config.string("benchmark.baseline") == "direct_fast_math")
+    throw ConfigError(config.where("benchmark.baseline"), "benchmark.baseline",
+                      "direct_fast_math times the one-term kernel; lombscargle.nterms is " + std::to_string(nterms),
+                      "none or direct with lombscargle.nterms > 1");
+}
+
 ls::Options options_from(const config::Config& config) {
   ls::Options options;
   options.form = ls::form_from_name(config.string("lombscargle.form"));
@@ -166,6 +196,8 @@ ls::Options options_from(const config::Config& config) {
   options.normalize = config.boolean("lombscargle.normalize");
   options.floating_mean = config.boolean("lombscargle.floating_mean");
   check_classic_keys(config);
+  check_nterms(config);
+  options.nterms = static_cast<int>(config.integer("lombscargle.nterms"));
   options.center_data = config.boolean("lombscargle.center_data");
   options.fit_mean = config.boolean("lombscargle.fit_mean");
   options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
@@ -187,6 +219,7 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
   std::string algorithm = config.string("lombscargle.algorithm");
   const bool uniform = config.string("frequency.grid") != "list";
   if (algorithm == "auto") algorithm = !uniform ? "tiled" : m >= 256 ? "nufft" : "recurrence";
+  if (config.integer("lombscargle.nterms") > 1) algorithm = "direct";
   MemoryNeed need;
   // Device: t, w, w y, the frequencies and the power; the offsets and
   // constants per series.
@@ -324,6 +357,7 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
       summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0),
                                                    ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
                                                    ls::fap_method_from_name(fap_method));
+    if (options.nterms > 1) continue;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
     summary.amplitude[s] = fit.amplitude;
     summary.phase[s] = fit.phase;
@@ -352,12 +386,15 @@ void append_summary(Summary& all, const Summary& more) {
   append(all.offset, more.offset);
 }
 
-// /output/summary.
-void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method) {
+// /output/summary. nterms > 1: the sinusoid's fields are NaN.
+void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms) {
   h5::Group summary = output.create_group("summary");
   summary.set_attribute("description",
-                        "per series: the grid's highest power and the least-squares sinusoid there, "
-                        "y ~ offset + amplitude sin(2 pi frequency t + phase)");
+                        nterms == 1 ? "per series: the grid's highest power and the least-squares sinusoid there, "
+                                      "y ~ offset + amplitude sin(2 pi frequency t + phase)"
+                                    : "per series: the grid's highest power; amplitude, phase and offset NaN (the "
+                                      "model has " +
+                                          std::to_string(nterms) + " Fourier terms, not one sinusoid)");
   summary.write_dataset("frequency", all.frequency);
   summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
   summary.write_dataset("power", all.power);
@@ -626,8 +663,9 @@ void run_typed(RunContext& context) {
     for (double& f : frequency) f *= math::two_pi<double>();
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));
-  const bool fap_defined =
-      options.form == ls::Form::generalized && options.normalization == ls::Normalization::standard;
+  // astropy defines none for multiterm periodograms (nterms > 1).
+  const bool fap_defined = options.form == ls::Form::generalized &&
+                           options.normalization == ls::Normalization::standard && options.nterms == 1;
   const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
   const std::string summary_fap = fap_defined ? config.string("peaks.fap_method") : std::string();
   const bool write_power = config.string("output.power") == "all";
@@ -784,9 +822,9 @@ void run_typed(RunContext& context) {
   if (peak_count > 0)
     output.set_attribute("description",
                          fap_defined ? "false-alarm probability (" + config.string("peaks.fap_method") + ")"
-                                     : std::string("not defined for this form/normalization (NaN)"),
+                                     : std::string("not defined for this form/normalization/nterms (NaN)"),
                          "peak_fap");
-  write_summary(output, summary, summary_fap);
+  write_summary(output, summary, summary_fap, options.nterms);
 
   const std::size_t samples = static_cast<std::size_t>(catalogue.samples(0, 1));
   context.out << "lombscargle: " << series_count << " series x ";
@@ -884,6 +922,7 @@ void check_lombscargle_ranks(const config::Config& config, int ranks) {
 
 Preflight preflight_lombscargle(const config::Config& config) {
   check_classic_keys(config);
+  check_nterms(config);
   const std::string source = config.string("input.source");
   double series = 1, samples = 0, baseline = 0;  // baseline: an upper bound on the times' span; 0 unknown
   if (source == "synthetic") {

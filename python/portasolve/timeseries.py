@@ -1,4 +1,4 @@
-"""astropy.timeseries' calls: LombScargle (nterms=1, no units)."""
+"""astropy.timeseries' calls: LombScargle (nterms up to 6, no units)."""
 import math
 
 import numpy as np
@@ -12,9 +12,12 @@ __all__ = ["LombScargle"]
 NORMALIZATIONS = ("standard", "model", "log", "psd")
 ALGORITHMS = ("auto", "direct", "tiled", "recurrence", "nufft")
 # astropy's method names run on the nearest portasolve algorithm: the exact
-# O(N M) sums for slow / cython, the NUFFT (to 1e-12 of the sums' scale in
-# double) for fast.
-ASTROPY_METHODS = {"slow": "tiled", "cython": "tiled", "fast": "nufft"}
+# O(N M) sums for slow / cython / chi2, the NUFFT (to 1e-12 of the sums' scale
+# in double) for fast / fastchi2.
+ASTROPY_METHODS = {"slow": "tiled", "cython": "tiled", "fast": "nufft", "chi2": "direct", "fastchi2": "nufft"}
+# Multi-term models (nterms > 1) run the direct algorithm: astropy's chi2 and
+# fastchi2 (and auto) choose it; the one-term algorithms are refused.
+MULTITERM_METHODS = ("auto", "direct", "chi2", "fastchi2")
 FAP_METHODS = ("baluev", "naive")
 
 
@@ -56,21 +59,26 @@ class LombScargle:
     of one length, or t one array shared by series of its length). Batches
     run in one call to the library, which keeps every series at its own
     length (no padding). fit_mean, center_data, normalization ("standard",
-    "model", "log", "psd"): astropy's. The power is float32 (sums in float32)
+    "model", "log", "psd"): astropy's. nterms (1 to 6): astropy's multi-term
+    model, the power from the normal equations as astropy's method="chi2"
+    (direct algorithm; no false-alarm probability, as astropy). The power is float32 (sums in float32)
     when y, and dy if it is an array, are float32; float64 otherwise. Units (astropy
     Quantity, Time) are a TypeError; NaN or infinite values, dy <= 0 and
     mismatched shapes a ValueError.
     """
 
-    def __init__(self, t, y, dy=None, fit_mean=True, center_data=True, normalization="standard"):
+    def __init__(self, t, y, dy=None, fit_mean=True, center_data=True, nterms=1, normalization="standard"):
         for value, name in ((t, "t"), (y, "y"), (dy, "dy")):
             _reject_units(value, name)
         if normalization not in NORMALIZATIONS:
             raise ValueError(f"normalization {normalization!r} is not one of {', '.join(NORMALIZATIONS)}")
+        maximum = _portasolve.lombscargle_max_nterms
+        if isinstance(nterms, bool) or not isinstance(nterms, (int, np.integer)) or not 1 <= nterms <= maximum:
+            raise ValueError(f"nterms must be an integer from 1 to {maximum}, got {nterms!r}")
         self.fit_mean = bool(fit_mean)
         self.center_data = bool(center_data)
         self.normalization = normalization
-        self.nterms = 1
+        self.nterms = int(nterms)
         if _is_list_of_series(y):
             self._ragged = True
             ys = [_real_array(item, f"y[{s}]") for s, item in enumerate(y)]
@@ -132,12 +140,13 @@ class LombScargle:
         self._y = [np.ascontiguousarray(item, dtype=np.float64) for item in ys]
         self._dy = None if dys[0] is None else [np.ascontiguousarray(item, dtype=np.float64) for item in dys]
         self.t, self.y, self.dy = t, y, dy
-        needed = 3 if self.fit_mean else 2
+        needed = (1 if self.fit_mean else 0) + 2 * self.nterms  # the model's parameters
         for s in range(len(self._y)):
             prefix = f"series {s}: " if self._batched else ""
             if self._y[s].size < needed:
                 raise ValueError(f"{prefix}needs at least {needed} samples"
-                                 f"{' with fit_mean' if self.fit_mean else ''}, got {self._y[s].size}")
+                                 f"{' with fit_mean' if self.fit_mean else ''}"
+                                 f"{f' and nterms {self.nterms}' if self.nterms > 1 else ''}, got {self._y[s].size}")
             _check_finite(self._t[s], prefix + "t")
             _check_finite(self._y[s], prefix + "y")
             if self._dy is not None:
@@ -207,7 +216,7 @@ class LombScargle:
         compute = getattr(_portasolve, "lombscargle_generalized_" +
                           suffix(np.float32 if self._single else np.float64))
         return compute(t, y, dy, offsets, frequency, self.fit_mean, self.center_data, normalization, algorithm,
-                       uniform, float(nufft_tolerance))
+                       uniform, float(nufft_tolerance), self.nterms)
 
     def _prepare(self, frequency, normalization, method, assume_regular_frequency, method_kwds):
         _reject_units(frequency, "frequency")
@@ -229,6 +238,11 @@ class LombScargle:
         nufft_tolerance = kwds.pop("nufft_tolerance", 0.0)
         if kwds:
             raise TypeError(f"unknown method_kwds {sorted(kwds)} (portasolve takes nufft_tolerance)")
+        if self.nterms > 1:
+            if method not in MULTITERM_METHODS:
+                raise ValueError(f"method {method!r} computes nterms=1 only; nterms={self.nterms} runs one of "
+                                 f"{', '.join(MULTITERM_METHODS)} (the direct algorithm)")
+            method = "direct"
         algorithm = ASTROPY_METHODS.get(method, method)
         if algorithm not in ALGORITHMS:
             raise ValueError(f"method {method!r} is not one of {', '.join(ALGORITHMS + tuple(ASTROPY_METHODS))}")
@@ -251,9 +265,11 @@ class LombScargle:
         method: "auto" runs evenly spaced frequencies through the angle-addition
         recurrence and others through the direct sums, both exact to rounding;
         "direct", "tiled", "recurrence", "nufft" choose one; astropy's "slow"
-        and "cython" run "tiled", "fast" runs "nufft" (evenly spaced only; to
+        and "cython" run "tiled", "fast" and "fastchi2" run "nufft" (evenly spaced only; to
         1e-12 of the sums' scale in double, method_kwds={"nufft_tolerance": e}
-        changes that). assume_regular_frequency: take the frequencies as evenly
+        changes that), "chi2" runs "direct". nterms > 1: "auto", "direct",
+        "chi2" and "fastchi2" run the direct multi-term sums, others are a
+        ValueError. assume_regular_frequency: take the frequencies as evenly
         spaced without checking (from their ends and count)."""
         frequency, shape, normalization, algorithm, uniform, tolerance = self._prepare(
             frequency, normalization, method, assume_regular_frequency, method_kwds)
@@ -281,6 +297,9 @@ class LombScargle:
 
     def _fap_setup(self, method, samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency,
                    method_kwds):
+        if self.nterms != 1:
+            raise NotImplementedError("false alarm probability is not implemented for multiterm periodograms "
+                                      "(nterms > 1), as in astropy")
         if not (self.fit_mean or self.center_data):
             raise NotImplementedError("false alarm probability is implemented only for periodograms of centered "
                                       "data (fit_mean or center_data)")
@@ -356,6 +375,9 @@ class LombScargle:
         or cumulative), for one series."""
         if self._batched:
             raise ValueError("distribution() takes one series (make a LombScargle of that series)")
+        if self.nterms != 1:  # astropy's: 2 nterms degrees of freedom have no closed form there
+            raise NotImplementedError("distribution is implemented for nterms=1 only (degrees of freedom != 2), "
+                                      "as in astropy")
         n_model = self._y[0].size - 3 if (self.fit_mean or self.center_data) else self._y[0].size - 2
         z = np.asarray(power, dtype=np.float64)
         if cumulative:

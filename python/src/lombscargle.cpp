@@ -64,7 +64,7 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
                                  const py::array_t<std::int64_t, py::array::c_style>& offsets,
                                  const Array<double>& frequency, bool fit_mean, bool center_data,
                                  const std::string& normalization, const std::string& algorithm, bool uniform,
-                                 double nufft_tolerance) {
+                                 double nufft_tolerance, int nterms) {
   ensure_kokkos();
   require_shape(t, "t", 1);
   require_shape(y, "y", 1);
@@ -88,6 +88,7 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
   options.normalization = ls::normalization_from_name(normalization);
   options.algorithm = ls::algorithm_from_name(algorithm);
   options.nufft_tolerance = nufft_tolerance;
+  options.nterms = nterms;
   const std::vector<double> values = to_vector(frequency, "frequency");
   const double* t_data = t.data();
   const double* y_data = y.data();
@@ -148,16 +149,18 @@ void bind_lombscargle(py::module_& module) {
 
   const char* generalized_doc =
       "lombscargle_generalized(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, algorithm, "
-      "uniform, nufft_tolerance) -> power[series, M]: astropy's periodogram at ordinary frequencies of the series "
-      "laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], offsets[s + 1]).";
+      "uniform, nufft_tolerance, nterms) -> power[series, M]: astropy's periodogram at ordinary frequencies of the "
+      "series laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], offsets[s + 1]); "
+      "nterms > 1: astropy's multi-term model (method chi2), direct algorithm.";
   module.def("lombscargle_generalized_float64", &lombscargle_generalized<double>, generalized_doc, py::arg("t"),
              py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
              py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0);
+             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
   module.def("lombscargle_generalized_float32", &lombscargle_generalized<float>, generalized_doc, py::arg("t"),
              py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
              py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0);
+             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
+  module.attr("lombscargle_max_nterms") = ls::max_nterms;
   module.def("lombscargle_fap", &lombscargle_fap,
              "lombscargle_fap(power, t, dy, maximum_frequency, method) -> fap: the false-alarm probability of each "
              "standard-normalized peak height of one series (method 'baluev' or 'naive'; dy empty: none).",

@@ -1,5 +1,7 @@
 // The direct kernel compiled with CUDA's --use_fast_math (see CMakeLists.txt):
 // its own translation unit and kernel type, so nothing else is built with it.
+#include <string>
+
 #include "core/errors.hpp"
 #include "solvers/lombscargle/state.hpp"
 
@@ -7,6 +9,9 @@ namespace portasolve::lombscargle {
 
 template <class T>
 void Periodogram<T>::compute_direct_fast_math() {
+  if (options_.nterms > 1)
+    throw OptionError("nterms", "the fast-math direct baseline computes nterms = 1 only (nterms is " +
+                                    std::to_string(options_.nterms) + ")");
 #if defined(KOKKOS_ENABLE_CUDA)
   const auto m = static_cast<std::int64_t>(grid_.size());
   const SumsKind kind = state_->data.sums;  // the batch's sums, as compute() launches them

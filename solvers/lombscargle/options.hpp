@@ -36,6 +36,11 @@ struct Options {
   bool center_data = true;
   bool fit_mean = true;
   Normalization normalization = Normalization::standard;
+  // astropy's nterms (generalized form): harmonics 1..nterms of each
+  // frequency fitted together, power from the normal equations as astropy's
+  // method="chi2" (multiterm.hpp); 1 is the classic sinusoid. nterms > 1 runs
+  // the direct algorithm (auto or direct), up to max_nterms.
+  int nterms = 1;
   Algorithm algorithm = Algorithm::automatic;
   // nufft: error relative to the sums' scale (sum |w y|, sum w); 0 = 1e-12 in
   // double, 1e-8 in float. Grid limit: longest FFT (power of two, >= 64; 0 =
@@ -43,6 +48,10 @@ struct Options {
   double nufft_tolerance = 0;
   long long nufft_grid_limit = 0;
 };
+
+// Largest nterms: (2 nterms + 1)^2 normal equations stay a small solve in
+// registers per (series, frequency).
+constexpr int max_nterms = 6;
 
 // Whether `limit` is an allowed nufft_grid_limit: 0 or a power of two >= 64.
 inline bool valid_nufft_grid_limit(const long long limit) {

@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/profiling.hpp"
+#include "solvers/lombscargle/multiterm.hpp"
 #include "solvers/lombscargle/state.hpp"
 #include "solvers/lombscargle/upload.hpp"
 
@@ -34,11 +35,16 @@ void check_series(const Series& series, std::size_t index, std::size_t count, co
     throw InputError(prefix + "t has " + std::to_string(n) + " samples but y has " + std::to_string(series.y.size()));
   if (!series.dy.empty() && series.dy.size() != n)
     throw InputError(prefix + "t has " + std::to_string(n) + " samples but dy has " + std::to_string(series.dy.size()));
+  // At least as many samples as the model has parameters (offset, 2 per term).
   const bool fit_mean = options.form == Form::generalized && options.fit_mean;
-  const std::size_t needed = fit_mean ? 3 : 2;
+  const bool multiterm = options.form == Form::generalized && options.nterms > 1;
+  const std::size_t needed = (fit_mean ? 1 : 0) + 2 * static_cast<std::size_t>(multiterm ? options.nterms : 1);
   if (n < needed)
     throw InputError(prefix + "needs at least " + std::to_string(needed) + " samples" +
-                     (fit_mean ? " with fit_mean" : "") + ", got " + std::to_string(n));
+                     (fit_mean ? " with fit_mean" : "") +
+                     (multiterm ? std::string(fit_mean ? " and" : " with") + " nterms " + std::to_string(options.nterms)
+                                : std::string()) +
+                     ", got " + std::to_string(n));
   const auto check_finite = [&](const std::vector<double>& values, const char* name) {
     for (std::size_t j = 0; j < values.size(); ++j)
       if (!std::isfinite(values[j]))
@@ -214,7 +220,13 @@ bool classic_weighted(const std::vector<Series>& batch, const Options& options) 
          std::any_of(batch.begin(), batch.end(), [](const Series& series) { return !series.weights.empty(); });
 }
 
-Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid) {
+Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int nterms) {
+  if (nterms > 1) {
+    if (requested == Algorithm::automatic || requested == Algorithm::direct) return Algorithm::direct;
+    throw OptionError("algorithm",
+                      "the " + name_of(requested) +
+                          " algorithm computes nterms = 1 only; nterms > 1 runs direct (use auto or direct)");
+  }
   if ((requested == Algorithm::recurrence || requested == Algorithm::nufft) && !grid.uniform)
     throw InputError("the " + name_of(requested) + " algorithm needs a uniform frequency grid (use direct or tiled)");
   if (requested != Algorithm::automatic) return requested;
@@ -222,17 +234,28 @@ Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid) {
   return grid.size() >= nufft_minimum_frequencies ? Algorithm::nufft : Algorithm::recurrence;
 }
 
+void check_options(const Options& options) {
+  if (options.floating_mean && options.form != Form::classic)
+    throw OptionError("floating_mean",
+                      "floating_mean belongs to the classic form (SciPy); the generalized form's is fit_mean");
+  if (options.nterms < 1 || options.nterms > max_nterms)
+    throw OptionError("nterms", "nterms is " + std::to_string(options.nterms) + " (allowed: 1 to " +
+                                    std::to_string(max_nterms) + ")");
+  if (options.nterms > 1 && options.form != Form::generalized)
+    throw OptionError("nterms",
+                      "nterms > 1 belongs to the generalized form (astropy); the classic form fits one "
+                      "sinusoid (nterms 1)");
+}
+
 template <class T>
 Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options)
     : grid_(grid), options_(options), series_count_(static_cast<std::int64_t>(batch.size())) {
   ProfilingRegion region("lombscargle/setup");
   if (batch.empty()) throw InputError("no time series given");
-  if (options.floating_mean && options.form != Form::classic)
-    throw OptionError("floating_mean",
-                      "floating_mean belongs to the classic form (SciPy); the generalized form's is fit_mean");
+  check_options(options);
   check_frequencies(grid.values);
   check_batch(batch, options);
-  algorithm_ = resolve_algorithm(options.algorithm, grid);
+  algorithm_ = resolve_algorithm(options.algorithm, grid, options.nterms);
 
   const HostData<T> host = prepare<T>(batch, options);
   state_ = std::make_unique<State>();
@@ -265,8 +288,12 @@ void Periodogram<T>::compute() {
 template <class T>
 void Periodogram<T>::compute(Algorithm algorithm) {
   ProfilingRegion region("lombscargle/compute");
-  algorithm = resolve_algorithm(algorithm, grid_);
+  algorithm = resolve_algorithm(algorithm, grid_, options_.nterms);
   State& state = *state_;
+  if (options_.nterms > 1) {
+    launch_multiterm(state.data, options_.nterms, options_.fit_mean, series_count_);
+    return;
+  }
   if (algorithm == Algorithm::nufft) {
     if (!state.nufft) state.nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(state.data, grid_, options_));
     run_nufft(*state.nufft, state.data, options_);
@@ -294,6 +321,14 @@ void Periodogram<T>::compute(Algorithm algorithm) {
     run(std::true_type{}, std::true_type{});
   else
     run(std::true_type{}, std::false_type{});
+}
+
+template <class T>
+void Periodogram<T>::compute_multiterm() {
+  ProfilingRegion region("lombscargle/compute");
+  if (options_.form != Form::generalized)
+    throw OptionError("form", "the multi-term kernel computes the generalized form (astropy) only");
+  launch_multiterm(state_->data, options_.nterms, options_.fit_mean, series_count_);
 }
 
 template <class T>

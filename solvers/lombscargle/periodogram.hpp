@@ -49,8 +49,15 @@ double nufft_tolerance(const Options& options) {
   return options.nufft_tolerance != 0 ? options.nufft_tolerance : (std::is_same<T, float>::value ? 1e-8 : 1e-12);
 }
 
-// The algorithm `automatic` resolves to for this grid and backend.
-Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid);
+// The algorithm `automatic` resolves to for this grid and backend. nterms > 1
+// runs the direct algorithm: automatic resolves to it, other requests than
+// direct are an OptionError("algorithm").
+Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int nterms = 1);
+
+// The checks of Options on their own (OptionError naming the field):
+// floating_mean with the generalized form, nterms out of [1, max_nterms] or
+// above 1 with the classic form.
+void check_options(const Options& options);
 
 // Periodograms of every series on one grid: power(series, frequency).
 // The constructor checks the input (InputError on NaN/Inf, dy <= 0, too few
@@ -68,8 +75,12 @@ class Periodogram {
   void compute(Algorithm algorithm);  // e.g. direct, as a baseline
   // The direct kernel compiled with CUDA's fast math (approximate sin/cos):
   // the float baseline hand-tuned GPU codes are compared with. CUDA builds
-  // only (InputError elsewhere).
+  // only (InputError elsewhere); nterms 1 only (OptionError).
   void compute_direct_fast_math();
+  // The multi-term kernel (normal equations, multiterm.hpp) whatever nterms:
+  // what compute() runs for nterms > 1; with nterms = 1 a check of the
+  // closed forms the other kernels use. Generalized form only (OptionError).
+  void compute_multiterm();
   Algorithm algorithm() const noexcept { return algorithm_; }
   View2D<T> power() const;
 

@@ -104,16 +104,11 @@ KOKKOS_INLINE_FUNCTION RotatedSums<T> rotate(const Sums<T, Weighted, FitMean>& s
   return r;
 }
 
+// The generalized form's normalizations of p = the weighted chi^2 reduction
+// of the model (sum w with w = 1 / dy^2 scaled to sum 1): astropy's.
 template <class T>
-KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series, FinishKind kind) {
+KOKKOS_INLINE_FUNCTION T generalized_normalization(T p, const SeriesConstants<T>& series, FinishKind kind) {
   namespace m = portasolve::math;
-  if (kind.classic) {
-    // Scale of the norms: sum w (1 with SciPy 1.15's weights, N without).
-    const T floor = static_cast<T>(classic_norm_floor) * series.w_sum;
-    const T cc = r.cc < floor ? floor : r.cc, ss = r.ss < floor ? floor : r.ss;
-    return series.scale * (r.yc * r.yc / cc + r.ys * r.ys / ss);
-  }
-  const T p = r.yc * r.yc / r.cc + r.ys * r.ys / r.ss;
   switch (kind.normalization) {
     case 0:
       return p / series.yy;  // standard
@@ -124,6 +119,17 @@ KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesC
     default:
       return p * series.scale;  // psd
   }
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T normalized_power(const RotatedSums<T>& r, const SeriesConstants<T>& series, FinishKind kind) {
+  if (kind.classic) {
+    // Scale of the norms: sum w (1 with SciPy 1.15's weights, N without).
+    const T floor = static_cast<T>(classic_norm_floor) * series.w_sum;
+    const T cc = r.cc < floor ? floor : r.cc, ss = r.ss < floor ? floor : r.ss;
+    return series.scale * (r.yc * r.yc / cc + r.ys * r.ys / ss);
+  }
+  return generalized_normalization(r.yc * r.yc / r.cc + r.ys * r.ys / r.ss, series, kind);
 }
 
 template <class T, bool Weighted, bool FitMean>

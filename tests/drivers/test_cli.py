@@ -522,6 +522,47 @@ peaks: {{count: 4}}
         self.assertEqual(summary_script.returncode, 0, summary_script.stderr)
         self.assertIn("output/summary/amplitude", summary_script.stdout)
 
+    def test_nterms_matches_astropy_chi2(self):
+        try:
+            from astropy.timeseries import LombScargle as AstropyLombScargle
+        except ImportError:
+            self.skipTest("needs astropy (Debian's python3-astropy)")
+        rng = np.random.default_rng(17)
+        t = np.sort(rng.uniform(0, 25, (3, 90)), axis=1)
+        f0 = np.array([[0.3], [0.55], [0.8]])
+        y = (2.0 + np.sin(2 * np.pi * f0 * t) + 0.7 * np.cos(4 * np.pi * f0 * t + 0.4)
+             + rng.normal(0, 0.3, t.shape))
+        dy = rng.uniform(0.2, 0.6, t.shape)
+        data = os.path.join(self.dir, "series.h5")
+        with h5py.File(data, "w") as f:
+            f["times"], f["values"], f["errors"] = t, y, dy
+        config = self.write("ls.yaml", f"""experiment: lombscargle
+input: {{source: hdf5, file: {data}, t: times, y: values, dy: errors}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
+peaks: {{count: 2}}
+""")
+        for nterms, normalization, fit_mean in ((2, "standard", "true"), (3, "psd", "false")):
+            out = os.path.join(self.dir, f"nterms{nterms}.h5")
+            result = portasolve("run", config, "--output", out, "--quiet", "--set", f"lombscargle.nterms={nterms}",
+                                "--set", f"lombscargle.normalization={normalization}",
+                                "--set", f"lombscargle.fit_mean={fit_mean}")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            with h5py.File(out, "r") as f:
+                output = f["output"]
+                self.assertEqual(output.attrs["algorithm"], "direct")
+                frequency = output["frequency"][:]
+                for s in range(3):
+                    expected = AstropyLombScargle(t[s], y[s], dy[s], nterms=nterms, fit_mean=fit_mean == "true",
+                                                  normalization=normalization).power(frequency, method="chi2")
+                    np.testing.assert_allclose(output["power"][s], expected, rtol=1e-9,
+                                               atol=1e-10 * np.abs(expected).max())
+                # no false-alarm probability nor sinusoid for a multi-term model
+                self.assertTrue(np.all(np.isnan(output["peak_fap"][:])))
+                self.assertIn("nterms", output["peak_fap"].attrs["description"])
+                self.assertNotIn("fap", output["summary"])
+                self.assertTrue(np.all(np.isnan(output["summary/amplitude"][:])))
+                self.assertIn(f"{nterms} Fourier terms", output["summary"].attrs["description"])
+
     def test_option_errors(self):
         data = self.write("w.csv", "time,flux,w\n0,1,1\n1,2,-1\n2,0.5,1\n3,1,1\n")
         data_nan = self.write("n.csv", "time,flux,w\n0,1,1\n1,2,nan\n2,0.5,1\n3,1,1\n")
@@ -542,6 +583,14 @@ peaks: {{count: 4}}
              "key 'input.weights': no column 'weight'"),
             ("experiment: lombscargle\noutput: {compression: 10}\n", 2, "key 'output.compression'"),
             ("experiment: lombscargle\noutput: {power: some}\n", 2, "key 'output.power'"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 7}\n", 2, "key 'lombscargle.nterms'"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 0}\n", 2, "key 'lombscargle.nterms'"),
+            ("experiment: lombscargle\nlombscargle: {form: classic, nterms: 2}\n", 2,
+             "key 'lombscargle.nterms': 2 with form: classic"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 2, algorithm: nufft}\n", 2,
+             "key 'lombscargle.algorithm': nufft computes nterms 1 only"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 2}\nbenchmark: {baseline: direct_fast_math}\n", 2,
+             "key 'benchmark.baseline': direct_fast_math times the one-term kernel"),
         ])
         # portasolve check reports the classic form's keys with the generalized form without running.
         config = self.write("c.yaml", "experiment: lombscargle\nlombscargle: {floating_mean: true}\n")
