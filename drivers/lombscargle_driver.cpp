@@ -310,9 +310,9 @@ ls::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catal
   const std::vector<double> times = catalogue.read(0, 1).front().t;
   const AutomaticLimits limits = automatic_limits(config);
   // Its size checked against memory before the grid is allocated.
-  const double frequencies = ls::automatic_grid_size(times, config.real("frequency.samples_per_peak"),
-                                                     config.real("frequency.nyquist_factor"), limits.minimum,
-                                                     limits.maximum);
+  const double frequencies =
+      ls::automatic_grid_size(times, config.real("frequency.samples_per_peak"), config.real("frequency.nyquist_factor"),
+                              limits.minimum, limits.maximum);
   const MemoryNeed need = lombscargle_need(config, 1, static_cast<double>(times.size()), frequencies);
   char subject[120];
   std::snprintf(subject, sizeof subject, "a grid of %.4g frequencies", frequencies);
@@ -629,7 +629,8 @@ void run_typed(RunContext& context) {
     for (std::int64_t s = 0; s < catalogue.size(); ++s)
       longest = std::max(longest, static_cast<double>(catalogue.samples(s, 1)));
   {
-    const ChunkPlan unbounded = plan_chunks(config, catalogue.size(), longest, static_cast<double>(m), ranks.size, false);
+    const ChunkPlan unbounded =
+        plan_chunks(config, catalogue.size(), longest, static_cast<double>(m), ranks.size, false);
     char subject[160];
     std::snprintf(subject, sizeof subject, "a chunk of %lld series (%lld on a rank) with %zu frequencies",
                   static_cast<long long>(unbounded.series), static_cast<long long>(unbounded.per_rank), m);
@@ -646,8 +647,7 @@ void run_typed(RunContext& context) {
     chunk.global = {first, std::min(plan.series, catalogue.size() - first)};
     const ItemBlock block = my_block(ranks, chunk.global.count);
     const bool whole = copy_input && writes;
-    chunk.series =
-        whole ? catalogue.read(first, chunk.global.count) : catalogue.read(first + block.first, block.count);
+    chunk.series = whole ? catalogue.read(first, chunk.global.count) : catalogue.read(first + block.first, block.count);
     chunk.offset = whole ? static_cast<std::size_t>(block.first) : 0;
     chunk.count = static_cast<std::size_t>(block.count);
     return chunk;
@@ -674,8 +674,7 @@ void run_typed(RunContext& context) {
   auto& result = context.result;
   auto& input = result.input();
   auto& output = result.output();
-  ResultRows rows{input,        output, writes, copy_input, write_power, series_count, m, peak_count,
-                  catalogue.ragged()};
+  ResultRows rows{input, output, writes, copy_input, write_power, series_count, m, peak_count, catalogue.ragged()};
 
   // One progress line: launches for one chunk (as a single batch always
   // ran), series for a catalogue streaming through several.
@@ -832,8 +831,8 @@ void run_typed(RunContext& context) {
     context.out << samples << " samples";
   else
     context.out << catalogue.total_samples() << " samples in all";
-  context.out << " x " << m << " frequencies, " << config.string("precision") << ", " << ls::name_of(algorithm)
-              << ": " << solve.median() << " s (median of " << repeats << ")\n";
+  context.out << " x " << m << " frequencies, " << config.string("precision") << ", " << ls::name_of(algorithm) << ": "
+              << solve.median() << " s (median of " << repeats << ")\n";
   if (chunks > 1) {
     char line[200];
     std::snprintf(line, sizeof line,
@@ -852,8 +851,7 @@ void run_typed(RunContext& context) {
                 << baseline_times.median() / solve.median() << "x\n";
     result.set_baseline(baseline, baseline_times);
   }
-  for (std::size_t s = 0; s < std::min<std::size_t>(first_peaks.power.size() / std::max<std::size_t>(peak_count, 1),
-                                                     3);
+  for (std::size_t s = 0; s < std::min<std::size_t>(first_peaks.power.size() / std::max<std::size_t>(peak_count, 1), 3);
        ++s) {
     if (peak_count == 0 || !std::isfinite(first_peaks.power[s * peak_count])) continue;
     char line[160];
@@ -968,7 +966,8 @@ Preflight preflight_lombscargle(const config::Config& config) {
   std::snprintf(subject, sizeof subject, "%.4g series x %.4g samples with %.4g frequencies", series, samples / series,
                 frequencies);
   // What one chunk needs (the catalogue streams through in chunks).
-  const ChunkPlan plan = plan_chunks(config, static_cast<std::int64_t>(series), samples / series, frequencies, 1, false);
+  const ChunkPlan plan =
+      plan_chunks(config, static_cast<std::int64_t>(series), samples / series, frequencies, 1, false);
   return Preflight{plan.need, frequency_key(config), lombscargle_advice(), subject};
 }
 

@@ -52,7 +52,8 @@ void add_lombscargle_input_schema(config::Schema& schema) {
            "hdf5: dataset of each series' sample count for the contiguous ragged layout (t, y, dy, weights 1-D, "
            "the series one after another, as CF conventions define it); empty: 2-D series x samples")
       .default_value("");
-  schema.add("input.ids", Kind::String, "hdf5: dataset of integer series ids, written as /output/series_id; empty: none")
+  schema
+      .add("input.ids", Kind::String, "hdf5: dataset of integer series ids, written as /output/series_id; empty: none")
       .default_value("");
 }
 
@@ -228,8 +229,8 @@ class Hdf5Catalogue {
         if (dims == h5::Dims{y_dims_.back()} && y_dims_.size() == 2) {
           shared_[column] = in_.read_dataset<double>(names_[column]);  // one row for every series
         } else if (dims != y_dims_) {
-          throw InputError(file + ": " + names_[column] + " must have " + names_[y] +
-                           "'s shape or one row of " + std::to_string(row_));
+          throw InputError(file + ": " + names_[column] + " must have " + names_[y] + "'s shape or one row of " +
+                           std::to_string(row_));
         }
       }
     } else {

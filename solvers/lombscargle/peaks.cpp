@@ -43,7 +43,8 @@ struct SelectPeaks {
                                      T previous_value, std::int64_t previous_index, const Eligible& eligible) const {
     const auto after = [&](std::int64_t k) {
       const T p = power(s, k);
-      return eligible(k) && (previous_index == none || p < previous_value || (p == previous_value && k > previous_index));
+      return eligible(k) &&
+             (previous_index == none || p < previous_value || (p == previous_value && k > previous_index));
     };
     T highest = lowest;
     Kokkos::parallel_reduce(

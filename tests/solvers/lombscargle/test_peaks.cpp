@@ -89,12 +89,12 @@ TEST(LombScarglePeaks, MatchTheHostSelectionWithTiesNansAndEnds) {
 
 TEST(LombScarglePeaks, EdgeRows) {
   const double nan = NAN;
-  check_rows<double>({{1, 2, 3, 4, 5},         // rising: the last point only
-                      {5, 4, 3, 2, 1},         // falling: the first
-                      {2, 2, 2, 2, 2},         // a plateau: every point, in index order
+  check_rows<double>({{1, 2, 3, 4, 5},            // rising: the last point only
+                      {5, 4, 3, 2, 1},            // falling: the first
+                      {2, 2, 2, 2, 2},            // a plateau: every point, in index order
                       {nan, nan, nan, nan, nan},  // nothing finite
-                      {nan, 5, 3, 4, nan},     // a NaN neighbour is no maximum: none but best 1
-                      {1, 3, 1, 3, 1}},        // a tie: the lower index first
+                      {nan, 5, 3, 4, nan},        // a NaN neighbour is no maximum: none but best 1
+                      {1, 3, 1, 3, 1}},           // a tie: the lower index first
                      4);
   check_rows<double>({{7.0}}, 2);  // one frequency: itself
 }
