@@ -10,10 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <future>
 #include <memory>
 #include <numeric>
 #include <ostream>
+#include <string>
+#include <thread>
+#include <utility>
 
 #include "app/hdf5.hpp"
 #include "core/interrupt.hpp"
@@ -338,6 +342,33 @@ struct Summary {
   std::vector<double> frequency, power, fap, amplitude, phase, offset;
 };
 
+// f(s) for s in [0, n) on the host's cores: per-series work (false-alarm
+// probabilities, least-squares fits) independent across series, which would
+// otherwise run on one core while the device waits for the next chunk.
+template <class F>
+void for_each_series(std::size_t n, const F& f) {
+  constexpr std::size_t series_per_thread = 256;  // below this a thread costs more than it saves
+  const std::size_t threads =
+      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + series_per_thread - 1) / series_per_thread);
+  if (threads <= 1) {
+    for (std::size_t s = 0; s < n; ++s) f(s);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> failures(threads);  // rethrown on this thread: the first in series order
+  for (std::size_t k = 0; k < threads; ++k)
+    pool.emplace_back([&, k] {
+      try {
+        for (std::size_t s = n * k / threads; s < n * (k + 1) / threads; ++s) f(s);
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    });
+  for (auto& thread : pool) thread.join();
+  for (const auto& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
                   const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
                   const std::string& fap_method) {
@@ -347,9 +378,9 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
        {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
     values->assign(series_count, NAN);
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
-  for (std::size_t s = 0; s < series_count; ++s) {
+  for_each_series(series_count, [&](std::size_t s) {
     const std::int64_t best = table.best[s];
-    if (best < 0) continue;  // no finite power: NaN throughout
+    if (best < 0) return;  // no finite power: NaN throughout
     const double power = table.best_power[s];
     summary.frequency[s] = frequency[best];
     summary.power[s] = power;
@@ -357,12 +388,12 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
       summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0),
                                                    ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
                                                    ls::fap_method_from_name(fap_method));
-    if (options.nterms > 1) continue;  // one sinusoid does not describe the model: NaN (write_summary says so)
+    if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
     summary.amplitude[s] = fit.amplitude;
     summary.phase[s] = fit.phase;
     summary.offset[s] = fit.offset;
-  }
+  });
   return summary;
 }
 
@@ -566,7 +597,7 @@ Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table,
   const std::size_t count = table.count;
   Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
               std::vector<double>(batch.size() * count, NAN)};
-  for (std::size_t s = 0; s < batch.size(); ++s) {
+  for_each_series(batch.size(), [&](std::size_t s) {
     const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
     const ls::FapContext fap_context =
         with_fap ? ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency) : ls::FapContext{};
@@ -578,9 +609,33 @@ Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table,
         peaks.fap[s * count + p] =
             ls::false_alarm_probability(std::clamp(table.peak_power[s * count + p], 0.0, 1.0), fap_context, fap_method);
     }
-  }
+  });
   return peaks;
 }
+
+// Where a chunked run's wall time goes, summed over chunks (rank 0's).
+struct PhaseTimes {
+  double read_wait = 0;  // waiting for the chunk's input (what reading ahead did not hide)
+  double setup = 0;      // checks, host preparation, upload (Periodogram's constructor)
+  double solve = 0;      // the timed computes (repeats and baselines included)
+  double peaks = 0;      // peak selection on the device, and the power brought back where needed
+  double host = 0;       // false-alarm probabilities, summaries, gathering over ranks
+  double write = 0;      // rows written to the result file
+  void record(h5::Group& timing) const {
+    const std::pair<const char*, double> parts[] = {{"read_wait_s", read_wait}, {"chunk_setup_s", setup},
+                                                    {"chunk_solve_s", solve},   {"peaks_s", peaks},
+                                                    {"host_s", host},           {"write_s", write}};
+    for (const auto& [name, seconds] : parts) timing.set_attribute(name, seconds);
+  }
+  std::string text() const {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "read wait %.3g s, setup %.3g s, solve %.3g s, peaks %.3g s, FAP and summaries %.3g s, "
+                  "writing %.3g s",
+                  read_wait, setup, solve, peaks, host, write);
+    return line;
+  }
+};
 
 // The series a rank works on in one chunk: its block, and (rank 0, copying
 // the input) the whole chunk as read, `mine` starting at `offset` in it.
@@ -693,14 +748,26 @@ void run_typed(RunContext& context) {
   double max_abs = 0, max_rel = 0;
   std::int64_t sample_offset = 0;
 
+  PhaseTimes phases;
+  Kokkos::Timer phase;
+  const auto lap = [&phase](double& total) {
+    total += phase.seconds();
+    phase.reset();
+  };
   std::future<ChunkInput> next = std::async(std::launch::deferred, read_chunk, std::int64_t{0});
   for (std::int64_t c = 0; c < chunks; ++c) {
     throw_if_interrupted();
+    phase.reset();
     ChunkInput chunk = next.get();
     // The next chunk is read while this one is computed.
     if (c + 1 < chunks) next = std::async(std::launch::async, read_chunk, (c + 1) * plan.series);
-    const std::vector<ls::Series> mine(chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset),
-                                       chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset + chunk.count));
+    std::vector<ls::Series> part;  // this rank's block where the chunk holds more (rank 0 copying the input)
+    const bool whole = chunk.offset == 0 && chunk.count == chunk.series.size();
+    if (!whole)
+      part.assign(chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset),
+                  chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset + chunk.count));
+    const std::vector<ls::Series>& mine = whole ? chunk.series : part;
+    lap(phases.read_wait);
     const ItemBlock global = chunk.global;
     const ItemBlock block = my_block(ranks, global.count);
     check_chunk(ranks, mine, options, global.first + block.first, series_count);
@@ -717,6 +784,8 @@ void run_typed(RunContext& context) {
       }
       ls::Periodogram<T>& periodogram = *made;
       algorithm = periodogram.algorithm();
+      Kokkos::fence();
+      lap(phases.setup);
       const auto timed = [&](auto&& launch, int warmups) {
         return time_repeats(warmups, repeats, [&] {
           throw_if_interrupted();
@@ -738,10 +807,12 @@ void run_typed(RunContext& context) {
         solve.seconds[r] += chunk_solve.seconds[r];
         if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
       }
+      lap(phases.solve);
       table = ls::find_peaks(periodogram.power(), peak_count);
       // The power comes to the host only to be written or checked.
       if (write_power || validating)
         my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
+      lap(phases.peaks);
     }
     if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
 
@@ -755,6 +826,7 @@ void run_typed(RunContext& context) {
         write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
     const Summary chunk_summary =
         gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, table, options, summary_fap));
+    lap(phases.host);
     if (c == 0) {
       rows.create(catalogue, chunk.series.empty() ? mine : chunk.series, power_storage(config, series_count, m));
       first_peaks = peaks;
@@ -763,6 +835,7 @@ void run_typed(RunContext& context) {
     sample_offset += catalogue.samples(global.first, global.count);
     rows.write_output_rows(global.first, global.count, power, peaks.frequency, peaks.power, peaks.fap);
     append_summary(summary, chunk_summary);
+    lap(phases.write);
     if (validating && !mine.empty()) {
       const auto [chunk_abs, chunk_rel] = validate(mine, grid, options, my_power);
       max_abs = std::max(max_abs, chunk_abs);
@@ -780,6 +853,7 @@ void run_typed(RunContext& context) {
                                 "wall time from opening the input to the last chunk's results written (every "
                                 "chunk: read, upload, compute, peaks, write)");
   result.timing().set_attribute("series_per_s", static_cast<double>(series_count) / pipeline_s);
+  phases.record(result.timing());
   input.set_attribute("source", config.string("input.source"));
   if (config.has("input.file")) input.set_attribute("file", config.string("input.file"));
   input.set_attribute("series", static_cast<std::int64_t>(series_count));
@@ -841,7 +915,7 @@ void run_typed(RunContext& context) {
                   static_cast<long long>(chunks), static_cast<long long>(plan.series),
                   (plan.need.device_bytes + plan.need.host_bytes) / mebibyte, pipeline_s,
                   static_cast<double>(series_count) / pipeline_s);
-    context.out << line;
+    context.out << line << "where the time went: " << phases.text() << '\n';
   }
   if (ranks.size > 1)
     context.out << "ranks: " << ranks.size << ", " << plan.series / ranks.size << " to "
