@@ -348,8 +348,8 @@ struct Summary {
 template <class F>
 void for_each_series(std::size_t n, const F& f) {
   constexpr std::size_t series_per_thread = 256;  // below this a thread costs more than it saves
-  const std::size_t threads =
-      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + series_per_thread - 1) / series_per_thread);
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                                    (n + series_per_thread - 1) / series_per_thread);
   if (threads <= 1) {
     for (std::size_t s = 0; s < n; ++s) f(s);
     return;

@@ -79,8 +79,8 @@ def main():
           f"read back by h5py at {rate / 1e9:.2f} GB/s = {rate / (size / args.series):.3g} curves/s (I/O floor)")
 
     path = os.path.join(args.out, "catalogue_result.h5")
-    with run_experiment(args.bin, CONFIG, path, f"input.file={catalogue}", f"precision={args.precision}",
-                        *args.set) as f:
+    with run_experiment(args.bin, CONFIG, path, "input.source=hdf5", f"input.file={catalogue}",
+                        f"precision={args.precision}", *args.set) as f:
         timing, output = f["timing"].attrs, f["output"].attrs
         pipeline_s, solve_s = float(timing["pipeline_s"]), float(timing["solve_s"])
         found = f["output/summary/frequency"][()]
@@ -110,7 +110,8 @@ def main():
         with h5py.File(check, "w") as small:
             small["t"], small["y"], small["dy"] = t[:args.check], y[:args.check], dy[:args.check]
         with run_experiment(args.bin, CONFIG, os.path.join(args.out, "catalogue_check_result.h5"),
-                            f"input.file={check}", f"precision={args.precision}", "output.power=all") as f:
+                            "input.source=hdf5", f"input.file={check}", f"precision={args.precision}",
+                            "output.power=all") as f:
             ours = f["output/power"][()]
         ours_error = fast_error = 0.0
         for s in range(args.check):
