@@ -10,16 +10,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <future>
 #include <memory>
 #include <numeric>
 #include <ostream>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "app/hdf5.hpp"
+#include "core/host_threads.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 #include "core/timer.hpp"
@@ -342,31 +341,12 @@ struct Summary {
   std::vector<double> frequency, power, fap, amplitude, phase, offset;
 };
 
-// f(s) for s in [0, n) on the host's cores: per-series work (false-alarm
-// probabilities, least-squares fits) independent across series, which would
-// otherwise run on one core while the device waits for the next chunk.
+// Per-series work (false-alarm probabilities, least-squares fits) is
+// independent across series: on the host's cores while the device waits.
+constexpr std::size_t series_per_host_thread = 256;
 template <class F>
 void for_each_series(std::size_t n, const F& f) {
-  constexpr std::size_t series_per_thread = 256;  // below this a thread costs more than it saves
-  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                                                    (n + series_per_thread - 1) / series_per_thread);
-  if (threads <= 1) {
-    for (std::size_t s = 0; s < n; ++s) f(s);
-    return;
-  }
-  std::vector<std::thread> pool;
-  std::vector<std::exception_ptr> failures(threads);  // rethrown on this thread: the first in series order
-  for (std::size_t k = 0; k < threads; ++k)
-    pool.emplace_back([&, k] {
-      try {
-        for (std::size_t s = n * k / threads; s < n * (k + 1) / threads; ++s) f(s);
-      } catch (...) {
-        failures[k] = std::current_exception();
-      }
-    });
-  for (auto& thread : pool) thread.join();
-  for (const auto& failure : failures)
-    if (failure) std::rethrow_exception(failure);
+  for_each_on_host_threads(n, series_per_host_thread, f);
 }
 
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/host_threads.hpp"
 #include "core/profiling.hpp"
 #include "solvers/lombscargle/nufft_plan.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
@@ -74,22 +75,25 @@ SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multi
   std::vector<double> position(total), sorted_position(total), sorted_t(total);
   std::vector<T> sorted_w(total), sorted_wy(total);
   std::vector<std::int64_t> order(total);
-  for (std::size_t j = 0; j < total; ++j) {
-    const double turns = multiple * step * t(j);
-    position[j] = static_cast<double>(n) * (turns - std::floor(turns));
-  }
-  for (std::size_t s = 0; s + 1 < offsets.extent(0); ++s) {
-    const auto first = order.begin() + offsets(s), last = order.begin() + offsets(s + 1);
-    std::iota(first, last, offsets(s));
+  // Series by series on the host's cores (a survey chunk holds 10^4-10^5).
+  constexpr std::size_t series_per_thread = 64;
+  for_each_on_host_threads(offsets.extent(0) - 1, series_per_thread, [&](std::size_t s) {
+    const std::int64_t begin = offsets(s), end = offsets(s + 1);
+    for (std::int64_t j = begin; j < end; ++j) {
+      const double turns = multiple * step * t(j);
+      position[j] = static_cast<double>(n) * (turns - std::floor(turns));
+    }
+    const auto first = order.begin() + begin, last = order.begin() + end;
+    std::iota(first, last, begin);
     std::stable_sort(first, last, [&](std::int64_t a, std::int64_t b) { return position[a] < position[b]; });
-  }
-  for (std::size_t i = 0; i < total; ++i) {
-    const std::int64_t j = order[i];
-    sorted_position[i] = position[j];
-    sorted_t[i] = t(j);
-    sorted_w[i] = w(j);
-    sorted_wy[i] = wy(j);
-  }
+    for (std::int64_t i = begin; i < end; ++i) {
+      const std::int64_t j = order[i];
+      sorted_position[i] = position[j];
+      sorted_t[i] = t(j);
+      sorted_w[i] = w(j);
+      sorted_wy[i] = wy(j);
+    }
+  });
   const std::string name(label);
   SortedSamples<T> sorted;
   sorted.position = upload<DoubleView>((name + "_position").c_str(), sorted_position);

@@ -1,0 +1,40 @@
+#pragma once
+// Host-side work split over the host's cores with plain threads, for loops
+// that run beside the device (preparing the next batch, per-item statistics)
+// in every build: a CUDA or HIP build's host execution space is serial.
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace portasolve {
+
+// f(i) for i in [0, n), each i once, in contiguous blocks over up to
+// hardware_concurrency() threads, none with fewer than `minimum_per_thread`
+// items (below that a thread costs more than it saves). The first exception
+// in index order is rethrown here after every thread has finished.
+template <class F>
+void for_each_on_host_threads(std::size_t n, std::size_t minimum_per_thread, const F& f) {
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min(cores, n / std::max<std::size_t>(minimum_per_thread, 1));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> failures(threads);
+  for (std::size_t k = 0; k < threads; ++k)
+    pool.emplace_back([&, k] {
+      try {
+        for (std::size_t i = n * k / threads; i < n * (k + 1) / threads; ++i) f(i);
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    });
+  for (auto& thread : pool) thread.join();
+  for (const auto& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace portasolve
