@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/errors.hpp"
+#include "core/host_threads.hpp"
 #include "core/profiling.hpp"
 #include "solvers/lombscargle/multiterm.hpp"
 #include "solvers/lombscargle/state.hpp"
@@ -15,6 +16,9 @@
 namespace portasolve::lombscargle {
 
 namespace {
+
+// Below this many series per thread, a host thread costs more than it saves.
+constexpr std::size_t series_per_host_thread = 256;
 
 std::string where(std::size_t series, std::size_t count) {
   return count > 1 ? "series " + std::to_string(series) + ": " : std::string();
@@ -77,24 +81,25 @@ void check_series(const Series& series, std::size_t index, std::size_t count, co
   if (!(sum > 0)) throw InputError(prefix + "the weights sum to 0 (weights must be >= 0, with a positive sum)");
 }
 
-// Appends one series' times, weights and weighted centred values to `host`
-// and returns sum w (y - mean), sum w (y - mean)^2 and sum w, in double.
+// Writes one series' times, weights and weighted centred values into `host`
+// from sample `first` on and returns sum w (y - mean), sum w (y - mean)^2
+// and sum w, in double.
 struct WeightedSums {
   double y_sum = 0, yy = 0, w_sum = 0;
 };
 template <class T>
-WeightedSums append_series(const Series& series, const std::vector<double>& weight, double mean, HostData<T>& host) {
+WeightedSums write_series(const Series& series, const std::vector<double>& weight, double mean, HostData<T>& host,
+                          std::int64_t first) {
   WeightedSums sums;
   for (std::size_t j = 0; j < series.t.size(); ++j) {
     const double centred = series.y[j] - mean;
-    host.t.push_back(series.t[j]);
-    host.w.push_back(static_cast<T>(weight[j]));
-    host.wy.push_back(static_cast<T>(weight[j] * centred));
+    host.t[first + j] = series.t[j];
+    host.w[first + j] = static_cast<T>(weight[j]);
+    host.wy[first + j] = static_cast<T>(weight[j] * centred);
     sums.y_sum += weight[j] * centred;
     sums.yy += weight[j] * centred * centred;
     sums.w_sum += weight[j];
   }
-  host.offsets.push_back(static_cast<std::int64_t>(host.t.size()));
   return sums;
 }
 
@@ -104,7 +109,8 @@ WeightedSums append_series(const Series& series, const std::vector<double>& weig
 // with the floating mean; power N / 2 (YC^2 / CC + YS^2 / SS), or that over
 // YY with normalize.
 template <class T>
-void prepare_classic_weighted(const Series& series, const Options& options, HostData<T>& host) {
+SeriesConstants<T> prepare_classic_weighted(const Series& series, const Options& options, HostData<T>& host,
+                                            std::int64_t first) {
   const std::size_t n = series.t.size();
   std::vector<double> weight = series.weights.empty() ? std::vector<double>(n, 1.0) : series.weights;
   const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
@@ -118,52 +124,65 @@ void prepare_classic_weighted(const Series& series, const Options& options, Host
     mean = 0;
     for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
   }
-  const WeightedSums sums = append_series(series, weight, mean, host);
+  const WeightedSums sums = write_series(series, weight, mean, host, first);
   double yy = sums.yy;
   if (options.floating_mean) yy -= sums.y_sum * sums.y_sum;  // ~0 after centring; SciPy's YY - Y^2
   const double scale = options.normalize ? 1.0 / yy : 0.5 * static_cast<double>(n);
-  host.constants.push_back(SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(yy), static_cast<T>(scale),
-                                              static_cast<T>(sums.w_sum)});
+  return SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(yy), static_cast<T>(scale),
+                            static_cast<T>(sums.w_sum)};
 }
 
-// Weights, centring and the per-series constants, in double.
+// One series of the generalized form or SciPy 1.10's classic form.
+template <class T>
+SeriesConstants<T> prepare_series(const Series& series, const Options& options, HostData<T>& host, std::int64_t first) {
+  const std::size_t n = series.t.size();
+  std::vector<double> weight(n, 1.0);
+  double sum_inverse_variance = static_cast<double>(n);
+  if (options.form == Form::generalized) {
+    if (!series.dy.empty()) {
+      sum_inverse_variance = 0;
+      for (std::size_t j = 0; j < n; ++j) sum_inverse_variance += weight[j] = 1.0 / (series.dy[j] * series.dy[j]);
+    }
+    for (double& value : weight) value /= sum_inverse_variance;
+  }
+  double mean = 0;
+  const bool centre = options.form == Form::classic ? options.precenter : (options.center_data || options.fit_mean);
+  if (centre) {
+    if (options.form == Form::classic) {
+      for (double v : series.y) mean += v;
+      mean /= static_cast<double>(n);
+    } else {
+      for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
+    }
+  }
+  const WeightedSums sums = write_series(series, weight, mean, host, first);
+  double raw_yy = 0;
+  for (double v : series.y) raw_yy += v * v;
+  double scale = 0.5 * sum_inverse_variance;  // psd
+  if (options.form == Form::classic) scale = options.normalize ? 1.0 / raw_yy : 0.5;
+  return SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(sums.yy), static_cast<T>(scale),
+                            static_cast<T>(sums.w_sum)};
+}
+
+// Weights, centring and the per-series constants, in double; series by
+// series on the host's cores (a survey chunk holds 10^4-10^5 of them), each
+// into its own range of the arrays.
 template <class T>
 HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
   HostData<T> host;
   const bool classic_scipy_weights = classic_weighted(batch, options);
-  for (const Series& series : batch) {
-    if (classic_scipy_weights) {
-      prepare_classic_weighted(series, options, host);
-      continue;
-    }
-    const std::size_t n = series.t.size();
-    std::vector<double> weight(n, 1.0);
-    double sum_inverse_variance = static_cast<double>(n);
-    if (options.form == Form::generalized) {
-      if (!series.dy.empty()) {
-        sum_inverse_variance = 0;
-        for (std::size_t j = 0; j < n; ++j) sum_inverse_variance += weight[j] = 1.0 / (series.dy[j] * series.dy[j]);
-      }
-      for (double& value : weight) value /= sum_inverse_variance;
-    }
-    double mean = 0;
-    const bool centre = options.form == Form::classic ? options.precenter : (options.center_data || options.fit_mean);
-    if (centre) {
-      if (options.form == Form::classic) {
-        for (double v : series.y) mean += v;
-        mean /= static_cast<double>(n);
-      } else {
-        for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
-      }
-    }
-    const WeightedSums sums = append_series(series, weight, mean, host);
-    double raw_yy = 0;
-    for (double v : series.y) raw_yy += v * v;
-    double scale = 0.5 * sum_inverse_variance;  // psd
-    if (options.form == Form::classic) scale = options.normalize ? 1.0 / raw_yy : 0.5;
-    host.constants.push_back(SeriesConstants<T>{static_cast<T>(sums.y_sum), static_cast<T>(sums.yy),
-                                                static_cast<T>(scale), static_cast<T>(sums.w_sum)});
-  }
+  host.offsets.resize(batch.size() + 1);
+  for (std::size_t s = 0; s < batch.size(); ++s)
+    host.offsets[s + 1] = host.offsets[s] + static_cast<std::int64_t>(batch[s].t.size());
+  const auto total = static_cast<std::size_t>(host.offsets.back());
+  host.t.resize(total);
+  host.w.resize(total);
+  host.wy.resize(total);
+  host.constants.resize(batch.size());
+  for_each_on_host_threads(batch.size(), series_per_host_thread, [&](std::size_t s) {
+    host.constants[s] = classic_scipy_weights ? prepare_classic_weighted(batch[s], options, host, host.offsets[s])
+                                              : prepare_series(batch[s], options, host, host.offsets[s]);
+  });
   return host;
 }
 
@@ -211,7 +230,9 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
 
 void check_batch(const std::vector<Series>& batch, const Options& options, std::size_t first, std::size_t total) {
   if (total == 0) total = batch.size();
-  for (std::size_t s = 0; s < batch.size(); ++s) check_series(batch[s], first + s, total, options);
+  // On the host's cores; the error reported is the first bad series' in order.
+  for_each_on_host_threads(batch.size(), series_per_host_thread,
+                           [&](std::size_t s) { check_series(batch[s], first + s, total, options); });
 }
 
 bool classic_weighted(const std::vector<Series>& batch, const Options& options) {
