@@ -349,15 +349,15 @@ void for_each_series(std::size_t n, const F& f) {
   for_each_on_host_threads(n, series_per_host_thread, f);
 }
 
+// `contexts`: each series' FapContext (peaks_of's), where the FAP is defined.
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
                   const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
-                  const std::string& fap_method) {
+                  const std::string& fap_method, const std::vector<ls::FapContext>& contexts) {
   const std::size_t series_count = batch.size();
   Summary summary;
   for (auto* values :
        {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
     values->assign(series_count, NAN);
-  const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   for_each_series(series_count, [&](std::size_t s) {
     const std::int64_t best = table.best[s];
     if (best < 0) return;  // no finite power: NaN throughout
@@ -365,8 +365,7 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     summary.frequency[s] = frequency[best];
     summary.power[s] = power;
     if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
-      summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0),
-                                                   ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency),
+      summary.fap[s] = ls::false_alarm_probability(std::clamp(power, 0.0, 1.0), contexts[s],
                                                    ls::fap_method_from_name(fap_method));
     if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
@@ -572,15 +571,19 @@ std::pair<double, double> validate(const std::vector<ls::Series>& batch, const l
 struct Peaks {
   std::vector<double> frequency, power, fap;
 };
+// Also each series' FapContext into `contexts` (for the summary) where the
+// FAP is defined.
 Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table, const std::vector<double>& frequency,
-               double maximum_frequency, bool fap_defined, ls::FapMethod fap_method) {
+               double maximum_frequency, bool fap_defined, ls::FapMethod fap_method,
+               std::vector<ls::FapContext>& contexts) {
+  contexts.assign(batch.size(), ls::FapContext{});
   const std::size_t count = table.count;
   Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
               std::vector<double>(batch.size() * count, NAN)};
   for_each_series(batch.size(), [&](std::size_t s) {
     const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
-    const ls::FapContext fap_context =
-        with_fap ? ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency) : ls::FapContext{};
+    if (with_fap) contexts[s] = ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency);
+    const ls::FapContext& fap_context = contexts[s];
     for (std::size_t p = 0; p < count; ++p) {
       const std::int64_t index = table.peaks[s * count + p];
       if (index < 0) continue;
@@ -796,7 +799,8 @@ void run_typed(RunContext& context) {
     }
     if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
 
-    const Peaks mine_peaks = peaks_of(mine, table, frequency, maximum_frequency, fap_defined, fap_method);
+    std::vector<ls::FapContext> contexts;
+    const Peaks mine_peaks = peaks_of(mine, table, frequency, maximum_frequency, fap_defined, fap_method, contexts);
     // Every rank's rows of this chunk in series order.
     const auto chunk_series = global.count, per_series = static_cast<std::int64_t>(peak_count);
     const Peaks peaks{gather_rows(ranks, chunk_series, per_series, mine_peaks.frequency),
@@ -805,7 +809,7 @@ void run_typed(RunContext& context) {
     const std::vector<double> power =
         write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
     const Summary chunk_summary =
-        gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, table, options, summary_fap));
+        gather_summary(ranks, chunk_series, summarize(mine, grid, frequency, table, options, summary_fap, contexts));
     lap(phases.host);
     if (c == 0) {
       rows.create(catalogue, chunk.series.empty() ? mine : chunk.series, power_storage(config, series_count, m));
