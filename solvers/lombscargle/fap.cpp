@@ -10,13 +10,14 @@
 namespace portasolve::lombscargle {
 
 const std::vector<std::string>& fap_method_names() {
-  static const std::vector<std::string> names{"baluev", "naive"};
+  static const std::vector<std::string> names{"baluev", "davies", "naive"};
   return names;
 }
 
 FapMethod fap_method_from_name(const std::string& name) {
   if (name == "baluev") return FapMethod::baluev;
   if (name == "naive") return FapMethod::naive;
+  if (name == "davies") return FapMethod::davies;
   throw std::invalid_argument("unknown false-alarm method '" + name + "'");
 }
 
@@ -69,6 +70,8 @@ double false_alarm_probability(double power, const FapContext& context, FapMetho
     return -std::expm1(independent * std::log1p(-single));  // 1 - (1 - single)^independent
   }
   const double tau = tau_davies(power, context);
+  // Davies' upper bound (Baluev 2008, eq. 5): may exceed 1 for weak peaks, as astropy's does.
+  if (method == FapMethod::davies) return single + tau;
   return -std::expm1(-tau) + single * std::exp(-tau);  // 1 - (1 - single) e^-tau
 }
 

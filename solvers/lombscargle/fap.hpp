@@ -8,9 +8,9 @@
 
 namespace portasolve::lombscargle {
 
-enum class FapMethod { baluev, naive };
+enum class FapMethod { baluev, davies, naive };
 
-const std::vector<std::string>& fap_method_names();  // "baluev", "naive"
+const std::vector<std::string>& fap_method_names();  // "baluev", "davies" (its upper bound), "naive"
 FapMethod fap_method_from_name(const std::string& name);
 
 // What the probability depends on besides the peak height.

@@ -88,4 +88,19 @@ TEST(FalseAlarm, BadArguments) {
   EXPECT_THROW(ls::fap_context({0, 1, 2}, {}, 1.0), portasolve::InputError);
 }
 
+TEST(FalseAlarm, DaviesIsTheBoundBaluevTightens) {
+  // Davies: single + tau; Baluev: 1 - (1 - single) e^-tau, from the same tau.
+  const auto context = example_context();
+  for (const double z : {0.05, 0.1, 0.2, 0.3, 0.5}) {
+    const double single = ls::fap_single(z, context.samples);
+    const double davies = ls::false_alarm_probability(z, context, ls::FapMethod::davies);
+    const double baluev = ls::false_alarm_probability(z, context, ls::FapMethod::baluev);
+    const double tau = davies - single;
+    EXPECT_GT(tau, 0) << z;
+    EXPECT_NEAR(baluev, 1 - (1 - single) * std::exp(-tau), 1e-14) << z;
+    EXPECT_GE(davies, baluev) << z;
+  }
+  EXPECT_EQ(ls::fap_method_from_name("davies"), ls::FapMethod::davies);
+}
+
 }  // namespace
