@@ -18,7 +18,7 @@ ASTROPY_METHODS = {"slow": "tiled", "cython": "tiled", "fast": "nufft", "chi2": 
 # Multi-term models (nterms > 1) run the direct algorithm: astropy's chi2 and
 # fastchi2 (and auto) choose it; the one-term algorithms are refused.
 MULTITERM_METHODS = ("auto", "direct", "chi2", "fastchi2")
-FAP_METHODS = ("baluev", "naive")
+FAP_METHODS = ("baluev", "davies", "naive")
 
 
 def _reject_units(value, name):
@@ -305,7 +305,7 @@ class LombScargle:
                                       "data (fit_mean or center_data)")
         if method not in FAP_METHODS:
             raise ValueError(f"method {method!r} is not one of {', '.join(FAP_METHODS)} "
-                             f"(astropy's davies and bootstrap are not implemented here)")
+                             f"(astropy's bootstrap is not implemented here)")
         if method_kwds:
             raise TypeError(f"the {method} method takes no method_kwds, got {sorted(method_kwds)}")
         rules = self._grids(samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency)
@@ -330,7 +330,7 @@ class LombScargle:
                                 minimum_frequency=None, maximum_frequency=None, method_kwds=None):
         """The probability that noise alone gives a highest peak this high,
         as astropy's LombScargle.false_alarm_probability (methods "baluev",
-        "naive"; the maximum frequency searched is autofrequency's with the
+        "davies", "naive"; the maximum frequency searched is autofrequency's with the
         same arguments). A batch takes one power (or a row of powers) per
         series and gives the same shape back."""
         _reject_units(power, "power")
@@ -352,7 +352,7 @@ class LombScargle:
                           minimum_frequency=None, maximum_frequency=None, method_kwds=None):
         """The peak height whose false-alarm probability is the given one (0 < p
         < 1), as astropy's LombScargle.false_alarm_level: closed form for
-        "naive", a bracketed root of the "baluev" probability otherwise (to
+        "naive", a bracketed root of the "baluev" or "davies" probability (to
         float64 rounding of the height)."""
         maxima = self._fap_setup(method, samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency,
                                  method_kwds)
@@ -442,6 +442,8 @@ class _NullModel:
             with np.errstate(divide="ignore"):
                 return -np.expm1(fmax * self.baseline * np.log1p(-single))
         tau = self.tau(z, fmax, normalization)
+        if method == "davies":  # the upper bound Baluev's tightens (may exceed 1)
+            return single + tau
         return -np.expm1(-tau) + single * np.exp(-tau)
 
     def level(self, p, fmax, normalization, method):
@@ -458,11 +460,12 @@ class _NullModel:
             naive = -2 / n_model * np.log(single)
         if method == "naive":
             return naive
-        return np.vectorize(lambda target: self._solve(target, fmax, normalization))(p)
+        return np.vectorize(lambda target: self._solve(target, fmax, normalization, method))(p)
 
-    def _solve(self, target, fmax, normalization):
-        """The height z with baluev(z) = target, by bisection (the probability falls with z)."""
-        f = lambda z: float(self.fap(z, fmax, normalization, "baluev")) - target  # noqa: E731
+    def _solve(self, target, fmax, normalization, method):
+        """The height z where the method's probability is target, by bisection (the probability falls with z
+        above the heights the levels of 0 < p < 1 lie at)."""
+        f = lambda z: float(self.fap(z, fmax, normalization, method)) - target  # noqa: E731
         lo, hi = 0.0, 1.0
         if normalization != "standard":
             while f(hi) > 0:

@@ -142,7 +142,7 @@ def test_autopower_shared_grid_for_a_batch(rng):
 
 
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
-@pytest.mark.parametrize("method", ["baluev", "naive"])
+@pytest.mark.parametrize("method", ["baluev", "davies", "naive"])
 @pytest.mark.parametrize("with_dy", [False, True])
 def test_false_alarm_probability_equals_astropy(rng, normalization, method, with_dy):
     t, y, dy = light_curve(rng, n=60)
@@ -159,7 +159,7 @@ def test_false_alarm_probability_equals_astropy(rng, normalization, method, with
 
 
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
-@pytest.mark.parametrize("method", ["baluev", "naive"])
+@pytest.mark.parametrize("method", ["baluev", "davies", "naive"])
 def test_false_alarm_level(rng, normalization, method):
     t, y, dy = light_curve(rng, n=60)
     ours = LombScargle(t, y, dy, normalization=normalization)
