@@ -261,26 +261,23 @@ class Hdf5Catalogue {
 
   std::vector<ls::Series> read(std::int64_t first, std::int64_t count) {
     std::vector<ls::Series> block(static_cast<std::size_t>(count));
-    std::vector<double>* fields[4] = {nullptr, nullptr, nullptr, nullptr};
+    // 1-D datasets (the ragged layout, or one series) are read by sample, 2-D ones by series.
+    const bool by_sample = y_dims_.size() == 1;
+    const auto start = static_cast<hsize_t>(ragged() ? offsets_[first] : by_sample ? 0 : first);
+    const auto rows = static_cast<hsize_t>(by_sample ? samples(first, count) : count);
     for (int column : {t, y, dy, weights}) {
       if (names_[column].empty()) continue;
-      std::vector<double> values;
       const bool shared = !shared_[column].empty();
-      if (!shared) {
-        const auto start = static_cast<hsize_t>(ragged() ? offsets_[first] : first);
-        const auto rows = static_cast<hsize_t>(ragged() ? samples(first, count) : y_dims_.size() == 2 ? count : 1);
-        values = y_dims_.size() == 1 && !ragged() ? in_.read_dataset<double>(names_[column])
-                                                  : in_.read_rows<double>(names_[column], start, rows);
-      }
+      const std::vector<double> values =
+          shared ? std::vector<double>{} : in_.read_rows<double>(names_[column], start, rows);
       std::int64_t at = 0;
       for (std::int64_t s = 0; s < count; ++s) {
+        std::vector<double>& field = block[static_cast<std::size_t>(s)].*member[column];
         const std::int64_t n = samples(first + s, 1);
-        auto& series = block[static_cast<std::size_t>(s)];
-        fields[t] = &series.t, fields[y] = &series.y, fields[dy] = &series.dy, fields[weights] = &series.weights;
         if (shared)
-          *fields[column] = shared_[column];
+          field = shared_[column];
         else
-          fields[column]->assign(values.begin() + at, values.begin() + at + n);
+          field.assign(values.begin() + at, values.begin() + at + n);
         at += n;
       }
     }
@@ -289,6 +286,8 @@ class Hdf5Catalogue {
 
  private:
   enum Column { t, y, dy, weights };
+  static constexpr std::vector<double> ls::Series::*member[4] = {&ls::Series::t, &ls::Series::y, &ls::Series::dy,
+                                                                 &ls::Series::weights};
 
   void read_counts(const std::string& count_name) {
     const h5::Dims count_dims = in_.dataset_dims(count_name);
