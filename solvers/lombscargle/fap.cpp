@@ -10,7 +10,7 @@
 namespace portasolve::lombscargle {
 
 const std::vector<std::string>& fap_method_names() {
-  static const std::vector<std::string> names{"baluev", "davies", "naive"};
+  static const std::vector<std::string> names{"baluev", "davies", "naive", "bootstrap"};
   return names;
 }
 
@@ -18,6 +18,7 @@ FapMethod fap_method_from_name(const std::string& name) {
   if (name == "baluev") return FapMethod::baluev;
   if (name == "naive") return FapMethod::naive;
   if (name == "davies") return FapMethod::davies;
+  if (name == "bootstrap") return FapMethod::bootstrap;
   throw std::invalid_argument("unknown false-alarm method '" + name + "'");
 }
 
@@ -64,6 +65,10 @@ double fap_single(double power, std::size_t samples) {
 double false_alarm_probability(double power, const FapContext& context, FapMethod method) {
   if (!(power >= 0 && power <= 1))
     throw InputError("false-alarm probability: standard power must be in [0, 1], got " + std::to_string(power));
+  if (method == FapMethod::bootstrap)
+    throw OptionError("method",
+                      "the bootstrap false-alarm probability comes from resampled periodograms "
+                      "(bootstrap_maxima, fap_bootstrap), not from a formula");
   const double single = fap_single(power, context.samples);
   if (method == FapMethod::naive) {
     const double independent = context.maximum_frequency * context.baseline;

@@ -8,9 +8,10 @@
 
 namespace portasolve::lombscargle {
 
-enum class FapMethod { baluev, davies, naive };
+// bootstrap: from resampled periodograms (bootstrap.hpp), not from a formula.
+enum class FapMethod { baluev, davies, naive, bootstrap };
 
-const std::vector<std::string>& fap_method_names();  // "baluev", "davies" (its upper bound), "naive"
+const std::vector<std::string>& fap_method_names();  // "baluev", "davies" (its upper bound), "naive", "bootstrap"
 FapMethod fap_method_from_name(const std::string& name);
 
 // What the probability depends on besides the peak height.
@@ -26,8 +27,9 @@ FapContext fap_context(const std::vector<double>& t, const std::vector<double>& 
 // Probability that noise alone gives this power at one given frequency.
 double fap_single(double power, std::size_t samples);
 // Probability that noise gives a peak this high anywhere up to the maximum
-// frequency: Baluev's alias-free bound, or the naive estimate with
-// maximum_frequency * baseline independent frequencies.
+// frequency: Baluev's alias-free bound, Davies' bound, or the naive
+// estimate with maximum_frequency * baseline independent frequencies
+// (OptionError for bootstrap: fap_bootstrap in bootstrap.hpp).
 double false_alarm_probability(double power, const FapContext& context, FapMethod method);
 
 }  // namespace portasolve::lombscargle

@@ -103,4 +103,9 @@ TEST(FalseAlarm, DaviesIsTheBoundBaluevTightens) {
   EXPECT_EQ(ls::fap_method_from_name("davies"), ls::FapMethod::davies);
 }
 
+TEST(FalseAlarm, BootstrapHasNoFormula) {
+  EXPECT_EQ(ls::fap_method_from_name("bootstrap"), ls::FapMethod::bootstrap);
+  EXPECT_THROW(ls::false_alarm_probability(0.5, example_context(), ls::FapMethod::bootstrap), portasolve::OptionError);
+}
+
 }  // namespace
