@@ -18,7 +18,8 @@ ASTROPY_METHODS = {"slow": "tiled", "cython": "tiled", "fast": "nufft", "chi2": 
 # Multi-term models (nterms > 1) run the direct algorithm: astropy's chi2 and
 # fastchi2 (and auto) choose it; the one-term algorithms are refused.
 MULTITERM_METHODS = ("auto", "direct", "chi2", "fastchi2")
-FAP_METHODS = ("baluev", "davies", "naive")
+FAP_METHODS = ("baluev", "davies", "naive", "bootstrap")
+BOOTSTRAP_KWDS = ("n_bootstraps", "random_seed")
 
 
 def _reject_units(value, name):
@@ -297,6 +298,8 @@ class LombScargle:
 
     def _fap_setup(self, method, samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency,
                    method_kwds):
+        """Each series' highest frequency searched and, for the bootstrap, its
+        sorted resampled maxima (else None)."""
         if self.nterms != 1:
             raise NotImplementedError("false alarm probability is not implemented for multiterm periodograms "
                                       "(nterms > 1), as in astropy")
@@ -304,12 +307,48 @@ class LombScargle:
             raise NotImplementedError("false alarm probability is implemented only for periodograms of centered "
                                       "data (fit_mean or center_data)")
         if method not in FAP_METHODS:
-            raise ValueError(f"method {method!r} is not one of {', '.join(FAP_METHODS)} "
-                             f"(astropy's bootstrap is not implemented here)")
-        if method_kwds:
-            raise TypeError(f"the {method} method takes no method_kwds, got {sorted(method_kwds)}")
+            raise ValueError(f"method {method!r} is not one of {', '.join(FAP_METHODS)}")
+        kwds = dict(method_kwds or {})
+        if method != "bootstrap" and kwds:
+            raise TypeError(f"the {method} method takes no method_kwds, got {sorted(kwds)}")
+        unknown = sorted(set(kwds) - set(BOOTSTRAP_KWDS))
+        if unknown:
+            raise TypeError(f"unknown method_kwds {unknown} (bootstrap takes {', '.join(BOOTSTRAP_KWDS)})")
         rules = self._grids(samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency)
-        return [first + df * (count - 1) for first, df, count in rules]
+        fmax = [first + df * (count - 1) for first, df, count in rules]
+        if method != "bootstrap":
+            return fmax, None
+        return fmax, self._bootstrap_maxima(fmax, int(kwds.get("n_bootstraps", 1000)), kwds.get("random_seed"))
+
+    def _bootstrap_maxima(self, fmax, resamples, random_seed):
+        """astropy's _bootstrap_max for every series, as device batches: the
+        highest power on autofrequency's default grid up to fmax of
+        `resamples` copies of the series drawn with replacement (y and dy
+        together), fit_mean and center_data as astropy's resamples have them.
+        random_seed (None, an int or a NumPy seed) fixes the draws; they are
+        not NumPy's, so they differ from astropy's for the same seed."""
+        if resamples < 1:
+            raise ValueError(f"n_bootstraps must be >= 1, got {resamples}")
+        seed = int(np.random.default_rng(random_seed).integers(0, 2**63))
+        maxima = [None] * len(self._y)
+        groups = {}
+        for s, top in enumerate(fmax):  # series with one grid go together
+            groups.setdefault(self._grid_rule(self._t[s], 5, 5, None, top), []).append(s)
+        compute = getattr(_portasolve, "lombscargle_bootstrap_maxima_" +
+                          suffix(np.float32 if self._single else np.float64))
+        for (first, df, count), series in groups.items():
+            if count < 1:
+                raise ValueError(f"bootstrap: maximum_frequency is below the grid's first frequency ({first})")
+            t = np.concatenate([self._t[s] for s in series])
+            y = np.concatenate([self._y[s] for s in series])
+            dy = np.empty(0) if self._dy is None else np.concatenate([self._dy[s] for s in series])
+            offsets = np.zeros(len(series) + 1, dtype=np.int64)
+            np.cumsum([self._y[s].size for s in series], out=offsets[1:])
+            grid = first + df * np.arange(count)
+            rows = compute(t, y, dy, offsets, grid, True, True, self.normalization, True, resamples, seed)
+            for row, s in zip(rows, series):
+                maxima[s] = row
+        return maxima
 
     def _per_series(self, values, name):
         """values split by series: the whole array for one series, rows of a batch."""
@@ -330,21 +369,25 @@ class LombScargle:
                                 minimum_frequency=None, maximum_frequency=None, method_kwds=None):
         """The probability that noise alone gives a highest peak this high,
         as astropy's LombScargle.false_alarm_probability (methods "baluev",
-        "davies", "naive"; the maximum frequency searched is autofrequency's with the
-        same arguments). A batch takes one power (or a row of powers) per
-        series and gives the same shape back."""
+        "davies", "naive", and "bootstrap" with method_kwds n_bootstraps
+        (1000) and random_seed; the maximum frequency searched is
+        autofrequency's with the same arguments). A batch takes one power (or
+        a row of powers) per series and gives the same shape back. The
+        bootstrap's resampled periodograms run as one batch on the device."""
         _reject_units(power, "power")
-        maxima = self._fap_setup(method, samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency,
-                                 method_kwds)
+        fmax, maxima = self._fap_setup(method, samples_per_peak, nyquist_factor, minimum_frequency,
+                                       maximum_frequency, method_kwds)
         results = []
         for s, heights in enumerate(self._per_series(power, "power")):
             null = self._null(s)
-            if self.normalization == "standard":
+            if method == "bootstrap":  # astropy's fap_bootstrap: the share of maxima >= the height
+                fap = 1 - np.searchsorted(maxima[s], heights) / maxima[s].size
+            elif self.normalization == "standard":
                 flat = np.ascontiguousarray(heights.ravel())
                 dy = np.empty(0) if null.dy is None else null.dy
-                fap = _portasolve.lombscargle_fap(flat, null.t, dy, float(maxima[s]), method).reshape(heights.shape)
+                fap = _portasolve.lombscargle_fap(flat, null.t, dy, float(fmax[s]), method).reshape(heights.shape)
             else:
-                fap = null.fap(heights, maxima[s], self.normalization, method)
+                fap = null.fap(heights, fmax[s], self.normalization, method)
             results.append(fap)
         return self._assemble(results, power)
 
@@ -353,14 +396,19 @@ class LombScargle:
         """The peak height whose false-alarm probability is the given one (0 < p
         < 1), as astropy's LombScargle.false_alarm_level: closed form for
         "naive", a bracketed root of the "baluev" or "davies" probability (to
-        float64 rounding of the height)."""
-        maxima = self._fap_setup(method, samples_per_peak, nyquist_factor, minimum_frequency, maximum_frequency,
-                                 method_kwds)
+        float64 rounding of the height), the (1 - p) quantile of the resampled
+        maxima for "bootstrap"."""
+        fmax, maxima = self._fap_setup(method, samples_per_peak, nyquist_factor, minimum_frequency,
+                                       maximum_frequency, method_kwds)
         results = []
         for s, probability in enumerate(self._per_series(false_alarm_probability, "false_alarm_probability")):
             if not np.all((probability > 0) & (probability < 1)):
                 raise ValueError("false_alarm_probability must lie in (0, 1)")
-            results.append(self._null(s).level(probability, maxima[s], self.normalization, method))
+            if method == "bootstrap":  # astropy's inv_fap_bootstrap
+                index = np.clip(np.floor((1 - probability) * maxima[s].size).astype(int), 0, maxima[s].size - 1)
+                results.append(maxima[s][index])
+            else:
+                results.append(self._null(s).level(probability, fmax[s], self.normalization, method))
         return self._assemble(results, false_alarm_probability)
 
     def _assemble(self, results, like):

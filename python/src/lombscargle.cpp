@@ -1,6 +1,7 @@
 // portasolve.signal.lombscargle: the classic (SciPy) periodogram;
 // portasolve.timeseries.LombScargle: the generalized (astropy) one and its
 // false-alarm probability.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
@@ -59,6 +61,67 @@ Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, con
 // the precision of the sums and the result (t and the frequencies stay
 // double). uniform: the frequencies are evenly spaced, and the grid is
 // rebuilt from its ends so the recurrence and NUFFT algorithms apply.
+// The series laid end to end in t, y and dy (dy empty: no uncertainties),
+// series s at [offsets[s], offsets[s + 1]): checked shapes, then copied
+// into Series (with the GIL released by the caller).
+struct PackedSeries {
+  const double *t, *y, *dy;
+  std::vector<std::int64_t> offsets;
+
+  PackedSeries(const Array<double>& t_array, const Array<double>& y_array, const Array<double>& dy_array,
+               const py::array_t<std::int64_t, py::array::c_style>& offsets_array) {
+    require_shape(t_array, "t", 1);
+    require_shape(y_array, "y", 1);
+    require_shape(dy_array, "dy", 1);
+    require_shape(offsets_array, "offsets", 1);
+    const py::ssize_t total = t_array.size();
+    if (y_array.size() != total || (dy_array.size() != 0 && dy_array.size() != total))
+      throw py::value_error("t, y and dy (when given) must have the same length");
+    if (offsets_array.size() < 2) throw py::value_error("offsets must hold at least two entries (one series)");
+    offsets.assign(offsets_array.data(), offsets_array.data() + offsets_array.size());
+    if (offsets.front() != 0 || offsets.back() != total)
+      throw py::value_error("offsets must start at 0 and end at the length of t");
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
+      if (offsets[s + 1] < offsets[s]) throw py::value_error("offsets must not decrease");
+    t = t_array.data();
+    y = y_array.data();
+    dy = dy_array.size() != 0 ? dy_array.data() : nullptr;
+  }
+  std::size_t count() const { return offsets.size() - 1; }
+  std::vector<ls::Series> series() const {
+    std::vector<ls::Series> batch(count());
+    for (std::size_t s = 0; s < batch.size(); ++s) {
+      const std::int64_t begin = offsets[s], end = offsets[s + 1];
+      batch[s].t.assign(t + begin, t + end);
+      batch[s].y.assign(y + begin, y + end);
+      if (dy != nullptr) batch[s].dy.assign(dy + begin, dy + end);
+    }
+    return batch;
+  }
+};
+
+ls::Options generalized_options(bool fit_mean, bool center_data, const std::string& normalization,
+                                const std::string& algorithm) {
+  ls::Options options;
+  options.form = ls::Form::generalized;
+  options.fit_mean = fit_mean;
+  options.center_data = center_data;
+  options.normalization = ls::normalization_from_name(normalization);
+  options.algorithm = ls::algorithm_from_name(algorithm);
+  return options;
+}
+
+ls::FrequencyGrid checked_grid(const std::vector<double>& values, bool uniform) {
+  ls::check_frequencies(values);
+  return uniform ? ls::uniform_grid(values.front(), values.back(), values.size(), false)
+                 : ls::explicit_grid(values, /*angular=*/false);
+}
+
+// A batch of series at ordinary frequencies (astropy's generalized form),
+// laid out as PackedSeries describes, so ragged batches need no padding. T is
+// the precision of the sums and the result (t and the frequencies stay
+// double). uniform: the frequencies are evenly spaced, and the grid is
+// rebuilt from its ends so the recurrence and NUFFT algorithms apply.
 template <class T>
 Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y, const Array<double>& dy,
                                  const py::array_t<std::int64_t, py::array::c_style>& offsets,
@@ -66,53 +129,50 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
                                  const std::string& normalization, const std::string& algorithm, bool uniform,
                                  double nufft_tolerance, int nterms) {
   ensure_kokkos();
-  require_shape(t, "t", 1);
-  require_shape(y, "y", 1);
-  require_shape(dy, "dy", 1);
-  require_shape(offsets, "offsets", 1);
+  const PackedSeries packed(t, y, dy, offsets);
   require_shape(frequency, "frequency", 1);
-  const py::ssize_t total = t.size();
-  if (y.size() != total || (dy.size() != 0 && dy.size() != total))
-    throw py::value_error("t, y and dy (when given) must have the same length");
-  if (offsets.size() < 2) throw py::value_error("offsets must hold at least two entries (one series)");
-  const std::int64_t* offset = offsets.data();
-  const auto series_count = static_cast<std::size_t>(offsets.size() - 1);
-  if (offset[0] != 0 || offset[series_count] != total)
-    throw py::value_error("offsets must start at 0 and end at the length of t");
-  for (std::size_t s = 0; s < series_count; ++s)
-    if (offset[s + 1] < offset[s]) throw py::value_error("offsets must not decrease");
-  ls::Options options;
-  options.form = ls::Form::generalized;
-  options.fit_mean = fit_mean;
-  options.center_data = center_data;
-  options.normalization = ls::normalization_from_name(normalization);
-  options.algorithm = ls::algorithm_from_name(algorithm);
+  ls::Options options = generalized_options(fit_mean, center_data, normalization, algorithm);
   options.nufft_tolerance = nufft_tolerance;
   options.nterms = nterms;
   const std::vector<double> values = to_vector(frequency, "frequency");
-  const double* t_data = t.data();
-  const double* y_data = y.data();
-  const double* dy_data = dy.size() != 0 ? dy.data() : nullptr;
 
-  Array<T> power = new_array<T>(static_cast<py::ssize_t>(series_count), static_cast<py::ssize_t>(values.size()));
+  Array<T> power = new_array<T>(static_cast<py::ssize_t>(packed.count()), static_cast<py::ssize_t>(values.size()));
   const HostArray2D<T> out = write_view(power, "power");
   {
     py::gil_scoped_release release;
-    std::vector<ls::Series> batch(series_count);
-    for (std::size_t s = 0; s < series_count; ++s) {
-      const std::int64_t begin = offset[s], end = offset[s + 1];
-      batch[s].t.assign(t_data + begin, t_data + end);
-      batch[s].y.assign(y_data + begin, y_data + end);
-      if (dy_data != nullptr) batch[s].dy.assign(dy_data + begin, dy_data + end);
-    }
-    ls::check_frequencies(values);
-    const ls::FrequencyGrid grid = uniform ? ls::uniform_grid(values.front(), values.back(), values.size(), false)
-                                           : ls::explicit_grid(values, /*angular=*/false);
-    ls::Periodogram<T> periodogram(batch, grid, options);
+    ls::Periodogram<T> periodogram(packed.series(), checked_grid(values, uniform), options);
     periodogram.compute();
     to_host(periodogram.power(), out);
   }
   return power;
+}
+
+// astropy's bootstrap maxima (bootstrap.hpp) of each series of a packed
+// batch: [series, resamples], each row sorted ascending.
+template <class T>
+Array<double> lombscargle_bootstrap_maxima(const Array<double>& t, const Array<double>& y, const Array<double>& dy,
+                                           const py::array_t<std::int64_t, py::array::c_style>& offsets,
+                                           const Array<double>& frequency, bool fit_mean, bool center_data,
+                                           const std::string& normalization, bool uniform, std::size_t resamples,
+                                           std::uint64_t seed) {
+  ensure_kokkos();
+  const PackedSeries packed(t, y, dy, offsets);
+  require_shape(frequency, "frequency", 1);
+  const ls::Options options = generalized_options(fit_mean, center_data, normalization, "auto");
+  ls::BootstrapOptions bootstrap;
+  bootstrap.resamples = resamples;
+  bootstrap.seed = seed;
+  const std::vector<double> values = to_vector(frequency, "frequency");
+  std::vector<std::vector<double>> maxima;
+  {
+    py::gil_scoped_release release;
+    maxima = ls::bootstrap_maxima<T>(packed.series(), checked_grid(values, uniform), options, bootstrap);
+  }
+  Array<double> result =
+      new_array<double>(static_cast<py::ssize_t>(packed.count()), static_cast<py::ssize_t>(resamples));
+  double* out = result.mutable_data();
+  for (const auto& row : maxima) out = std::copy(row.begin(), row.end(), out);
+  return result;
 }
 
 // The false-alarm probability of each standard-normalized peak height in
@@ -161,9 +221,22 @@ void bind_lombscargle(py::module_& module) {
              py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
              py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
   module.attr("lombscargle_max_nterms") = ls::max_nterms;
+  const char* bootstrap_doc =
+      "lombscargle_bootstrap_maxima(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, uniform, "
+      "resamples, seed) -> maxima[series, resamples]: the highest power of each periodogram of the series resampled "
+      "with replacement (y and dy together, t kept; astropy's bootstrap), each row sorted; the draws depend on seed "
+      "and the series' index only.";
+  module.def("lombscargle_bootstrap_maxima_float64", &lombscargle_bootstrap_maxima<double>, bootstrap_doc, py::arg("t"),
+             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+             py::arg("center_data"), py::arg("normalization"), py::arg("uniform"), py::arg("resamples"),
+             py::arg("seed"));
+  module.def("lombscargle_bootstrap_maxima_float32", &lombscargle_bootstrap_maxima<float>, bootstrap_doc, py::arg("t"),
+             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+             py::arg("center_data"), py::arg("normalization"), py::arg("uniform"), py::arg("resamples"),
+             py::arg("seed"));
   module.def("lombscargle_fap", &lombscargle_fap,
              "lombscargle_fap(power, t, dy, maximum_frequency, method) -> fap: the false-alarm probability of each "
-             "standard-normalized peak height of one series (method 'baluev' or 'naive'; dy empty: none).",
+             "standard-normalized peak height of one series (method 'baluev', 'davies' or 'naive'; dy empty: none).",
              py::arg("power"), py::arg("t"), py::arg("dy"), py::arg("maximum_frequency"), py::arg("method"));
 }
 

@@ -187,6 +187,46 @@ def test_false_alarm_probability_of_a_batch(rng):
     np.testing.assert_allclose(ls.false_alarm_probability(level), [[0.1], [0.01]], rtol=1e-9)
 
 
+@pytest.mark.parametrize("signal, with_dy", [(0.0, False), (0.3, True)])
+def test_bootstrap_within_sampling_error_of_astropy(rng, signal, with_dy):
+    n = 60
+    t = np.sort(rng.uniform(0.0, 30.0, n))
+    y = signal * np.sin(2 * np.pi * 0.37 * t) + rng.standard_normal(n)
+    dy = rng.uniform(0.5, 1.5, n) if with_dy else None
+    theirs = AstropyLombScargle(t, y, dy)
+    ours = LombScargle(t, y, dy)
+    resamples = 500
+    kwds = {"n_bootstraps": resamples, "random_seed": 7}
+    # Heights where the probability is about 0.9, 0.5, 0.1, and the highest power.
+    levels = ours.false_alarm_level([0.9, 0.5, 0.1], method="bootstrap", method_kwds={"n_bootstraps": resamples, "random_seed": 5})
+    heights = np.append(levels, theirs.autopower()[1].max())
+    expected = theirs.false_alarm_probability(heights, method="bootstrap",
+                                              method_kwds={"n_bootstraps": resamples, "random_seed": 2})
+    fap = ours.false_alarm_probability(heights, method="bootstrap", method_kwds=kwds)
+    # Two independent estimates of p from 500 draws each: sd sqrt(2 p (1 - p) / 500) <= 0.032; 4 sd
+    # plus 0.01 for astropy's resamples running its approximate fast method.
+    sd = np.sqrt(2 * expected * (1 - expected) / resamples)
+    assert np.all(np.abs(fap - expected) <= 4 * sd + 0.01), (fap, expected)
+    np.testing.assert_array_equal(fap, ours.false_alarm_probability(heights, method="bootstrap", method_kwds=kwds))
+    assert not np.array_equal(fap[:3], ours.false_alarm_probability(
+        heights[:3], method="bootstrap", method_kwds={"n_bootstraps": resamples, "random_seed": 8}))
+    level = ours.false_alarm_level([0.5, 0.1], method="bootstrap", method_kwds=kwds)
+    np.testing.assert_allclose(ours.false_alarm_probability(level, method="bootstrap", method_kwds=kwds),
+                               [0.5, 0.1], atol=1.0 / resamples)
+
+
+def test_bootstrap_of_a_batch_is_series_by_series(rng):
+    series = [light_curve(rng, n=n) for n in (40, 45)]
+    batch = LombScargle([s[0] for s in series], [s[1] for s in series], [s[2] for s in series])
+    kwds = {"n_bootstraps": 200, "random_seed": 3}
+    heights = np.array([[0.2, 0.3], [0.25, 0.1]])
+    fap = batch.false_alarm_probability(heights, method="bootstrap", method_kwds=kwds)
+    assert fap.shape == (2, 2) and np.all((fap >= 0) & (fap <= 1))
+    # Series 0's draws are those of a catalogue's first series, alone or in a batch.
+    np.testing.assert_array_equal(fap[0], LombScargle(*series[0]).false_alarm_probability(
+        heights[0], method="bootstrap", method_kwds=kwds))
+
+
 @pytest.mark.parametrize("normalization", NORMALIZATIONS)
 @pytest.mark.parametrize("with_dy", [False, True])
 def test_register_round_trip(rng, normalization, with_dy):
@@ -236,8 +276,12 @@ def test_errors(rng):
         ls.power(np.array([0.1, 0.2, 0.5]), method="recurrence")
     with pytest.raises(ValueError, match="method 'scipy'"):
         ls.power(f, method="scipy")
-    with pytest.raises(ValueError, match="method 'bootstrap'"):
-        ls.false_alarm_probability(0.3, method="bootstrap")
+    with pytest.raises(ValueError, match="method 'bootstrap2'"):
+        ls.false_alarm_probability(0.3, method="bootstrap2")
+    with pytest.raises(TypeError, match="n_resamples"):
+        ls.false_alarm_probability(0.3, method="bootstrap", method_kwds={"n_resamples": 10})
+    with pytest.raises(TypeError, match="takes no method_kwds"):
+        ls.false_alarm_probability(0.3, method="baluev", method_kwds={"n_bootstraps": 10})
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         ls.false_alarm_probability(1.5)
     with pytest.raises(NotImplementedError):

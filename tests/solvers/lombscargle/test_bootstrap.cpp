@@ -96,8 +96,7 @@ TEST(Bootstrap, MaximaMatchTheHostPeriodogramsOfTheSameResamples) {
 }
 
 TEST(Bootstrap, LaunchSizeAndChunkingDoNotChangeTheMaxima) {
-  const std::vector<ls::Series> batch{noisy_series(30, 3, true), noisy_series(31, 4, true),
-                                      noisy_series(29, 5, true)};
+  const std::vector<ls::Series> batch{noisy_series(30, 3, true), noisy_series(31, 4, true), noisy_series(29, 5, true)};
   const ls::FrequencyGrid grid = ls::uniform_grid(0.05, 2.0, 300, false);
   ls::BootstrapOptions options;
   options.resamples = 11;
