@@ -26,6 +26,7 @@
 #include "drivers/lombscargle_input.hpp"
 #include "drivers/option_keys.hpp"
 #include "drivers/rank_blocks.hpp"
+#include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/model.hpp"
 #include "solvers/lombscargle/peaks.hpp"
@@ -119,9 +120,21 @@ void add_lombscargle_schema(config::Schema& schema) {
            "series per chunk (split over the ranks); 0: as many as pipeline.memory_mib allows")
       .default_value(0)
       .at_least(0);
-  schema.add("peaks.fap_method", Kind::Choice, "false-alarm probability (generalized, standard only)")
+  schema
+      .add("peaks.fap_method", Kind::Choice,
+           "false-alarm probability (generalized form, nterms 1; standard normalization but for bootstrap)")
       .choices(ls::fap_method_names())
       .default_value("baluev");
+  schema
+      .add("peaks.bootstrap.resamples", Kind::Integer,
+           "fap_method bootstrap: resampled periodograms per series (astropy's n_bootstraps)")
+      .default_value(1000)
+      .at_least(1);
+  schema
+      .add("peaks.bootstrap.seed", Kind::Integer,
+           "fap_method bootstrap: seed of the draws (with a series' catalogue index, the same on any rank split)")
+      .default_value(0)
+      .at_least(0);
   schema.add("validation.reference", Kind::Choice, "float64: compare with the direct algorithm in double")
       .choices({"none", "float64"})
       .default_value("none");
@@ -349,10 +362,30 @@ void for_each_series(std::size_t n, const F& f) {
   for_each_on_host_threads(n, series_per_host_thread, f);
 }
 
-// `contexts`: each series' FapContext (peaks_of's), where the FAP is defined.
+// What a chunk's false-alarm probabilities need per series: the FapContext
+// of the formulas (made on the host threads by prepare), or the sorted
+// bootstrap maxima (made on the device before).
+struct ChunkFap {
+  bool defined = false;  // by the form, normalization and nterms
+  ls::FapMethod method = ls::FapMethod::baluev;
+  std::vector<ls::FapContext> contexts;
+  std::vector<std::vector<double>> maxima;
+
+  bool bootstrap() const { return method == ls::FapMethod::bootstrap; }
+  // The formulas' contexts, where a series has the 4 samples Baluev's bound needs.
+  void prepare(const std::vector<ls::Series>& batch, double maximum_frequency);
+  // NaN where not defined.
+  double operator()(const std::vector<ls::Series>& batch, std::size_t s, double power) const {
+    if (!defined || std::isnan(power)) return NAN;
+    if (bootstrap()) return ls::fap_bootstrap(power, maxima[s]);
+    if (batch[s].t.size() < 4) return NAN;
+    return ls::false_alarm_probability(std::clamp(power, 0.0, 1.0), contexts[s], method);
+  }
+};
+
 Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
                   const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
-                  const std::string& fap_method, const std::vector<ls::FapContext>& contexts) {
+                  const ChunkFap& fap) {
   const std::size_t series_count = batch.size();
   Summary summary;
   for (auto* values :
@@ -364,9 +397,7 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     const double power = table.best_power[s];
     summary.frequency[s] = frequency[best];
     summary.power[s] = power;
-    if (!fap_method.empty() && batch[s].t.size() >= 4)  // Baluev's bound needs N > 3
-      summary.fap[s] =
-          ls::false_alarm_probability(std::clamp(power, 0.0, 1.0), contexts[s], ls::fap_method_from_name(fap_method));
+    summary.fap[s] = fap(batch, s, power);
     if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
     summary.amplitude[s] = fit.amplitude;
@@ -571,29 +602,28 @@ std::pair<double, double> validate(const std::vector<ls::Series>& batch, const l
 struct Peaks {
   std::vector<double> frequency, power, fap;
 };
-// Also each series' FapContext into `contexts` (for the summary) where the
-// FAP is defined.
 Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table, const std::vector<double>& frequency,
-               double maximum_frequency, bool fap_defined, ls::FapMethod fap_method,
-               std::vector<ls::FapContext>& contexts) {
-  contexts.assign(batch.size(), ls::FapContext{});
+               const ChunkFap& fap) {
   const std::size_t count = table.count;
   Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
               std::vector<double>(batch.size() * count, NAN)};
   for_each_series(batch.size(), [&](std::size_t s) {
-    const bool with_fap = fap_defined && batch[s].t.size() >= 4;  // Baluev's bound needs N > 3
-    if (with_fap) contexts[s] = ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency);
-    const ls::FapContext& fap_context = contexts[s];
     for (std::size_t p = 0; p < count; ++p) {
       const std::int64_t index = table.peaks[s * count + p];
       if (index < 0) continue;
       peaks.frequency[s * count + p] = frequency[index];
-      if (with_fap)
-        peaks.fap[s * count + p] =
-            ls::false_alarm_probability(std::clamp(table.peak_power[s * count + p], 0.0, 1.0), fap_context, fap_method);
+      peaks.fap[s * count + p] = fap(batch, s, table.peak_power[s * count + p]);
     }
   });
   return peaks;
+}
+
+void ChunkFap::prepare(const std::vector<ls::Series>& batch, double maximum_frequency) {
+  contexts.assign(batch.size(), ls::FapContext{});
+  if (!defined || bootstrap()) return;
+  for_each_series(batch.size(), [&](std::size_t s) {
+    if (batch[s].t.size() >= 4) contexts[s] = ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency);
+  });
 }
 
 // Where a chunked run's wall time goes, summed over chunks (rank 0's).
@@ -602,21 +632,22 @@ struct PhaseTimes {
   double setup = 0;        // checks, host preparation, upload (Periodogram's constructor)
   double solve = 0;        // the timed computes (repeats and baselines included)
   double peaks = 0;        // peak selection on the device, the power brought back where needed, validation
+  double bootstrap = 0;    // the resampled periodograms of fap_method bootstrap (on the device)
   double host = 0;         // false-alarm probabilities, summaries, gathering over ranks (overlapped: one rank)
   double write = 0;        // rows written to the result file (overlapped: one rank)
   double finish_wait = 0;  // waiting for the previous chunk's host side (what overlapping did not hide)
   void record(h5::Group& timing) const {
     const std::pair<const char*, double> parts[] = {
-        {"read_wait_s", read_wait}, {"chunk_setup_s", setup}, {"chunk_solve_s", solve},      {"peaks_s", peaks},
-        {"host_s", host},           {"write_s", write},       {"finish_wait_s", finish_wait}};
+        {"read_wait_s", read_wait}, {"chunk_setup_s", setup}, {"chunk_solve_s", solve}, {"peaks_s", peaks},
+        {"bootstrap_s", bootstrap}, {"host_s", host},         {"write_s", write},       {"finish_wait_s", finish_wait}};
     for (const auto& [name, seconds] : parts) timing.set_attribute(name, seconds);
   }
   std::string text() const {
     char line[200];
     std::snprintf(line, sizeof line,
-                  "read wait %.3g s, setup %.3g s, solve %.3g s, peaks %.3g s, FAP and summaries %.3g s and "
-                  "writing %.3g s beside them (waited for: %.3g s)",
-                  read_wait, setup, solve, peaks, host, write, finish_wait);
+                  "read wait %.3g s, setup %.3g s, solve %.3g s, peaks %.3g s, bootstrap %.3g s, FAP and summaries "
+                  "%.3g s and writing %.3g s beside them (waited for: %.3g s)",
+                  read_wait, setup, solve, peaks, bootstrap, host, write, finish_wait);
     return line;
   }
 };
@@ -701,11 +732,19 @@ void run_typed(RunContext& context) {
     for (double& f : frequency) f *= math::two_pi<double>();
   const double maximum_frequency = *std::max_element(grid.values.begin(), grid.values.end());
   const auto peak_count = static_cast<std::size_t>(config.integer("peaks.count"));
-  // astropy defines none for multiterm periodograms (nterms > 1).
-  const bool fap_defined = options.form == ls::Form::generalized &&
-                           options.normalization == ls::Normalization::standard && options.nterms == 1;
+  // astropy defines none for multiterm periodograms (nterms > 1); its
+  // formulas are for the standard normalization, its bootstrap for any.
   const auto fap_method = ls::fap_method_from_name(config.string("peaks.fap_method"));
+  const bool fap_defined =
+      options.form == ls::Form::generalized && options.nterms == 1 &&
+      (options.normalization == ls::Normalization::standard || fap_method == ls::FapMethod::bootstrap);
   const std::string summary_fap = fap_defined ? config.string("peaks.fap_method") : std::string();
+  ls::BootstrapOptions bootstrap;
+  bootstrap.resamples = static_cast<std::size_t>(config.integer("peaks.bootstrap.resamples"));
+  bootstrap.seed = static_cast<std::uint64_t>(config.integer("peaks.bootstrap.seed"));
+  // A launch of resampled periodograms holds at most a quarter of the chunk memory bound in power.
+  bootstrap.periodograms_per_launch = static_cast<std::size_t>(std::max(
+      1.0, std::floor(config.real("pipeline.memory_mib") * 1024 * 1024 / 4 / (static_cast<double>(m) * sizeof(T)))));
   const bool write_power = config.string("output.power") == "all";
   const bool validating = config.string("validation.reference") == "float64";
 
@@ -758,8 +797,8 @@ void run_typed(RunContext& context) {
     std::vector<double> my_power;
     ls::PeakTable table;  // empty for a rank without series in this chunk
     table.count = peak_count;
+    std::unique_ptr<ls::Periodogram<T>> made;
     if (!mine.empty()) {
-      std::unique_ptr<ls::Periodogram<T>> made;
       try {
         made = std::make_unique<ls::Periodogram<T>>(mine, grid, options);
       } catch (const OptionError& error) {
@@ -798,6 +837,14 @@ void run_typed(RunContext& context) {
         my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
       lap(phases.peaks);
     }
+    ChunkFap fap;
+    fap.defined = fap_defined;
+    fap.method = fap_method;
+    if (fap_defined && fap.bootstrap() && !mine.empty()) {  // device work: here, not beside the next chunk
+      made.reset();                                         // its memory
+      fap.maxima = ls::bootstrap_maxima<T>(mine, grid, options, bootstrap, global.first + block.first, series_count);
+      lap(phases.bootstrap);
+    }
     if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
 
     if (validating && !mine.empty()) {
@@ -810,11 +857,12 @@ void run_typed(RunContext& context) {
     // written) runs while the next chunk is prepared and computed; over MPI
     // ranks (gathers on the main thread) it runs here.
     auto finish = [&, chunk = std::move(chunk), part = std::move(part), table = std::move(table),
-                   my_power = std::move(my_power), c, global, whole, first_sample = sample_offset]() {
+                   my_power = std::move(my_power), fap = std::move(fap), c, global, whole,
+                   first_sample = sample_offset]() mutable {
       Kokkos::Timer watch;
       const std::vector<ls::Series>& series = whole ? chunk.series : part;
-      std::vector<ls::FapContext> contexts;
-      const Peaks mine_peaks = peaks_of(series, table, frequency, maximum_frequency, fap_defined, fap_method, contexts);
+      fap.prepare(series, maximum_frequency);
+      const Peaks mine_peaks = peaks_of(series, table, frequency, fap);
       // Every rank's rows of this chunk in series order.
       const auto chunk_series = global.count, per_series = static_cast<std::int64_t>(peak_count);
       const Peaks peaks{gather_rows(ranks, chunk_series, per_series, mine_peaks.frequency),
@@ -822,8 +870,8 @@ void run_typed(RunContext& context) {
                         gather_rows(ranks, chunk_series, per_series, mine_peaks.fap)};
       const std::vector<double> power =
           write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
-      const Summary chunk_summary = gather_summary(
-          ranks, chunk_series, summarize(series, grid, frequency, table, options, summary_fap, contexts));
+      const Summary chunk_summary =
+          gather_summary(ranks, chunk_series, summarize(series, grid, frequency, table, options, fap));
       phases.host += watch.seconds();
       watch.reset();
       if (c == 0) {

@@ -118,10 +118,10 @@ double fap_bootstrap(double power, const std::vector<double>& sorted_maxima) {
 }
 
 template std::vector<std::vector<double>> bootstrap_maxima<float>(const std::vector<Series>&, const FrequencyGrid&,
-                                                                  const Options&, const BootstrapOptions&,
-                                                                  std::size_t, std::size_t);
+                                                                  const Options&, const BootstrapOptions&, std::size_t,
+                                                                  std::size_t);
 template std::vector<std::vector<double>> bootstrap_maxima<double>(const std::vector<Series>&, const FrequencyGrid&,
-                                                                   const Options&, const BootstrapOptions&,
-                                                                   std::size_t, std::size_t);
+                                                                   const Options&, const BootstrapOptions&, std::size_t,
+                                                                   std::size_t);
 
 }  // namespace portasolve::lombscargle

@@ -150,6 +150,7 @@ def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
     assert sorted(got) == sorted(want)
     for key in [k for k in want if k.startswith(("output/", "input/"))]:
         assert np.array_equal(got[key], want[key], equal_nan=True), key
+    assert np.all(np.isfinite(got["output/summary/fap"])), got["output/summary/fap"]
     refused = portasolve(run_args("lombscargle_lightcurve.yaml", out / "four.h5", *settings), 4)
     assert refused.returncode == 2
     assert refused.stderr.count("3 series cannot be split over 4 ranks") == 1, refused.stderr
@@ -202,8 +203,8 @@ def test_one_series_is_not_split_by_frequency_a_config_error(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("ranks", [2, 3])
-def test_a_ragged_catalogue_streamed_in_chunks_over_ranks_gives_the_single_process_bits(tmp_path, ranks):
+@pytest.mark.parametrize("ranks, fap_method", [(2, "baluev"), (3, "bootstrap")])
+def test_a_ragged_catalogue_streamed_in_chunks_over_ranks_gives_the_single_process_bits(tmp_path, ranks, fap_method):
     # Nine series of uneven lengths in chunks of 4: at 3 ranks blocks of
     # 2+1+1, then a last chunk of one series that two ranks sit out.
     rng = np.random.default_rng(11)
@@ -215,7 +216,8 @@ def test_a_ragged_catalogue_streamed_in_chunks_over_ranks_gives_the_single_proce
         f["id"] = np.arange(9, dtype=np.int64) + 500
     settings = ["input.source=hdf5", f"input.file={tmp_path / 'catalogue.h5'}", "input.count=n", "input.ids=id",
                 "frequency.grid=uniform", "frequency.minimum=0.05", "frequency.maximum=1.5",
-                "frequency.count=700", "pipeline.chunk_series=4"]
+                "frequency.count=700", "pipeline.chunk_series=4", f"peaks.fap_method={fap_method}",
+                "peaks.bootstrap.resamples=40"]
     out = tmp_path / "out"
     out.mkdir()
     assert portasolve(run_args("lombscargle_lightcurve.yaml", out / "one.h5", *settings)).returncode == 0
@@ -229,3 +231,4 @@ def test_a_ragged_catalogue_streamed_in_chunks_over_ranks_gives_the_single_proce
     assert sorted(got) == sorted(want)
     for key in [k for k in want if k.startswith(("output/", "input/"))]:
         assert np.array_equal(got[key], want[key], equal_nan=True), key
+    assert np.all(np.isfinite(got["output/summary/fap"])), got["output/summary/fap"]

@@ -747,6 +747,43 @@ pipeline: {{chunk_series: 2}}
                     np.testing.assert_allclose(f["output/peak_fap"][s], expected, rtol=1e-9, err_msg=method)
                     self.assertEqual(f["output/summary/fap"][s], f["output/peak_fap"][s, 0])
 
+    def test_bootstrap_faps_are_astropys_within_sampling_error_and_do_not_depend_on_chunks(self):
+        from astropy.timeseries.periodograms.lombscargle._statistics import fap_bootstrap
+        rng = np.random.default_rng(8)
+        t = np.sort(rng.uniform(0, 30, (3, 60)), axis=1)
+        y = rng.standard_normal((3, 60))
+        y[0] += 1.2 * np.sin(2 * np.pi * 0.4 * t[0])
+        data = os.path.join(self.dir, "b.h5")
+        with h5py.File(data, "w") as f:
+            f["t"], f["y"] = t, y
+        resamples = 400
+        text = f"""experiment: lombscargle
+input: {{source: hdf5, file: {data}}}
+frequency: {{grid: uniform, minimum: 0.02, maximum: 3.0, count: 600}}
+peaks: {{count: 2, fap_method: bootstrap, bootstrap: {{resamples: {resamples}, seed: 4}}}}
+"""
+        faps = []
+        for chunk in (1, 3):
+            out, _ = self.run_ls(text, f"boot{chunk}", f"pipeline.chunk_series={chunk}")
+            with h5py.File(out, "r") as f:
+                faps.append(f["output/peak_fap"][()])
+                peak_power = f["output/peak_power"][()]
+                np.testing.assert_array_equal(f["output/summary/fap"], f["output/peak_fap"][:, 0])
+                self.assertIn("bootstrap", f["output/summary/fap"].attrs["description"])
+                self.assertGreater(f["timing"].attrs["bootstrap_s"], 0)
+        np.testing.assert_array_equal(faps[0], faps[1])
+        for s in range(3):
+            # astropy's resamples run on its own automatic grid up to the maximum frequency.
+            expected = np.array([fap_bootstrap(z, 3.0, t[s], y[s], None, n_bootstraps=resamples, random_seed=s)
+                                 for z in peak_power[s]])
+            sd = np.sqrt(2 * expected * (1 - expected) / resamples)
+            self.assertTrue(np.all(np.abs(faps[0][s] - expected) <= 4 * sd + 0.02), (s, faps[0][s], expected))
+        # The highest peak of the series with a signal is far beyond the noise's maxima.
+        self.assertLess(faps[0][0, 0], 0.01)
+        out, _ = self.run_ls(text, "boot_psd", "lombscargle.normalization=psd")  # any normalization
+        with h5py.File(out, "r") as f:
+            self.assertTrue(np.all((f["output/summary/fap"][()] >= 0) & (f["output/summary/fap"][()] <= 1)))
+
     def test_input_none_keeps_only_where_the_series_came_from(self):
         rng = np.random.default_rng(3)
         data = os.path.join(self.dir, "c.h5")
