@@ -58,8 +58,8 @@ void add_smoothing_schema(config::Schema& schema) {
       .default_value("auto");
   schema
       .add("smoothing.separable_kernel", Kind::Choice,
-           "separable windows, one pass a launch: tiles (both 1-D passes in one launch) or two_launches; auto: tiles "
-           "where a tile of 8 rows fits the team scratch")
+           "separable windows, one pass a launch: columns or tiles (both 1-D passes in one launch) or two_launches; "
+           "auto: columns on GPUs (radius <= 12), else tiles where a tile of 8 rows fits the team scratch")
       .choices(sm::separable_kernel_names())
       .default_value("auto");
   schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
@@ -81,7 +81,9 @@ void add_smoothing_schema(config::Schema& schema) {
   schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: columns a team writes (0: automatic)")
       .default_value(0)
       .at_least(0);
-  schema.add("smoothing.strip_rows", Kind::Integer, "GPU single 3x3-class passes: rows per thread (0: automatic)")
+  schema
+      .add("smoothing.strip_rows", Kind::Integer,
+           "GPU single 3x3-class passes: rows per thread; separable columns: rows per strip (0: automatic)")
       .default_value(0)
       .at_least(0);
   schema.add("image.source", Kind::Choice, "where the image comes from")

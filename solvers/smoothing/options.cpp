@@ -43,7 +43,7 @@ const std::vector<std::string>& fused_kernel_names() {
   return names;
 }
 const std::vector<std::string>& separable_kernel_names() {
-  static const std::vector<std::string> names{"auto", "tiles", "two_launches"};
+  static const std::vector<std::string> names{"auto", "tiles", "two_launches", "columns"};
   return names;
 }
 KernelKind kernel_from_name(const std::string& name) {

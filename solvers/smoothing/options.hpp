@@ -36,11 +36,14 @@ enum class Separable { automatic, yes, no };
 enum class FusedKernel { automatic, streamed, tiles, registers };
 
 // Separable windows, one pass per launch: tiles runs both 1-D passes in one
-// launch through team scratch (separable_tiles.hpp); two_launches runs a
-// launch per axis through a full-size image of partial sums. Both give the
-// same bits. auto: tiles where a tile of 8 rows fits the team scratch (GPUs
-// and hosts: measured faster on both, see smooth.cpp), else two launches.
-enum class SeparableKernel { automatic, tiles, two_launches };
+// launch through team scratch (separable_tiles.hpp); columns does too, a
+// thread per column walking down a strip with the sums along columns in
+// registers (separable_columns.hpp; radius up to 12); two_launches runs a
+// launch per axis through a full-size image of partial sums. All give the
+// same bits. auto: on GPUs columns (radius up to 12); on hosts, and beyond,
+// tiles where a tile of 8 rows fits the team scratch (see smooth.cpp), else
+// two launches.
+enum class SeparableKernel { automatic, tiles, two_launches, columns };
 
 struct SmoothingOptions {
   KernelKind kernel = KernelKind::box;
@@ -64,7 +67,9 @@ struct SmoothingOptions {
   // separable tiles: 64 columns, as many rows as fit).
   int tile_rows = 0, tile_cols = 0;
   // Single 2-D passes of radius 1 on GPUs: rows each thread walks down its
-  // column (1: a thread per pixel); 0 = 16.
+  // column (1: a thread per pixel); 0 = 16. Separable columns: output rows
+  // of a team's strip; 0 = 64 (tile_cols: its columns, one a thread; 0 = 128
+  // or the backend's largest team).
   int strip_rows = 0;
 };
 
@@ -73,7 +78,7 @@ const std::vector<std::string>& border_names();            // keep, nearest, ref
 const std::vector<std::string>& rounding_names();          // floor, nearest
 const std::vector<std::string>& separable_names();         // auto, yes, no
 const std::vector<std::string>& fused_kernel_names();      // auto, streamed, tiles, registers
-const std::vector<std::string>& separable_kernel_names();  // auto, tiles, two_launches
+const std::vector<std::string>& separable_kernel_names();  // auto, tiles, two_launches, columns
 KernelKind kernel_from_name(const std::string& name);
 BorderMode border_from_name(const std::string& name);
 Rounding rounding_from_name(const std::string& name);

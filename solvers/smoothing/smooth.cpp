@@ -9,6 +9,7 @@
 #include "core/grid_range.hpp"
 #include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/register_bands.hpp"
+#include "solvers/smoothing/separable_columns.hpp"
 #include "solvers/smoothing/separable_tiles.hpp"
 #include "solvers/smoothing/single_pass.hpp"
 #include "solvers/smoothing/taps.hpp"
@@ -37,11 +38,16 @@ int automatic_passes_per_launch(int radius, bool separable) {
 // two launches' time (the driver, float: 177 against 388 ms at sigma 1, 349
 // against 388 ms at sigma 2); at 1024^2, in cache, one run had them slower.
 constexpr int least_automatic_tile_rows = 8;
+// On GPUs the columns kernel (separable_columns.hpp) goes first: see BENCHMARKS.md (issue 25).
 template <class Pixel>
-bool separable_in_tiles(const SmoothingOptions& options, int radius, std::int64_t rows, std::int64_t cols) {
-  if (options.separable_kernel != SeparableKernel::automatic) return options.separable_kernel == SeparableKernel::tiles;
+SeparableKernel separable_kernel_for(const SmoothingOptions& options, int radius, std::int64_t rows,
+                                     std::int64_t cols) {
+  if (options.separable_kernel != SeparableKernel::automatic) return options.separable_kernel;
+  if (!host_execution && SeparableColumnLauncher<Pixel>::applicable(radius)) return SeparableKernel::columns;
   return SeparableTileLauncher<Pixel>::automatic_geometry(radius, rows, cols).tile_rows >=
-         std::min<std::int64_t>(least_automatic_tile_rows, rows);
+                 std::min<std::int64_t>(least_automatic_tile_rows, rows)
+             ? SeparableKernel::tiles
+             : SeparableKernel::two_launches;
 }
 
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
@@ -80,8 +86,15 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   using Sum = typename DeviceTaps<Pixel>::Sum;
   View2D<Sum> partial;
   std::optional<SeparableTileLauncher<Pixel>> separable_tiles;
+  std::optional<SeparableColumnLauncher<Pixel>> separable_columns;
   if (plan.separable && k == 1) {
-    if (separable_in_tiles<Pixel>(options, plan.radius, rows, cols)) {
+    const SeparableKernel chosen = separable_kernel_for<Pixel>(options, plan.radius, rows, cols);
+    if (chosen == SeparableKernel::columns) {
+      separable_columns.emplace(taps, border, plan.radius, rows, cols, options.strip_rows, options.tile_cols);
+      report.separable_kernel = SeparableKernel::columns;
+      report.tile_rows = separable_columns->geometry().strip_rows;
+      report.tile_cols = separable_columns->geometry().columns;
+    } else if (chosen == SeparableKernel::tiles) {
       SeparableTiles<Pixel> kernel;
       kernel.taps = taps;
       kernel.border = border;
@@ -174,6 +187,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
       fused->launch(from, to, passes);
     } else if (separable_tiles) {
       separable_tiles->launch(from, to);
+    } else if (separable_columns) {
+      separable_columns->launch(from, to);
     } else if (plan.separable) {
       const SmoothSeparable<Pixel> kernel{from, partial, to, taps, border};
       if constexpr (host_execution) {

@@ -44,7 +44,9 @@ std::string describe(const SmoothingOptions& options, const HostImage& image, co
          "x" + std::to_string(report.tile_cols);
 }
 
-// tiles against two_launches, bit for bit, for automatic and small tiles.
+// tiles and columns against two_launches, bit for bit, for automatic and
+// small tiles and strips (columns: strips of 64 rows and teams as wide as
+// the backend allows, 128 on GPUs; strips of 7 rows and teams of 1 column).
 template <class Pixel>
 void check_tiles_equal_two_launches(SmoothingOptions options, const HostImage& image) {
   options.separable_kernel = SeparableKernel::two_launches;
@@ -60,6 +62,18 @@ void check_tiles_equal_two_launches(SmoothingOptions options, const HostImage& i
     ASSERT_EQ(report.separable_kernel, SeparableKernel::tiles);
     EXPECT_EQ(max_abs_difference(tiled, expected), 0) << describe(options, image, report);
   }
+  options.tile_rows = 0;
+  for (const auto& [strip_rows, columns] : {std::pair{0, 0}, std::pair{7, 1}}) {
+    options.separable_kernel = SeparableKernel::columns;
+    options.strip_rows = strip_rows;
+    options.tile_cols = columns;
+    SmoothReport report;
+    const HostImage by_columns = run<Pixel>(image, options, &report);
+    ASSERT_EQ(report.separable_kernel, SeparableKernel::columns);
+    EXPECT_EQ(max_abs_difference(by_columns, expected), 0) << "columns: " << describe(options, image, report);
+  }
+  options.strip_rows = 0;
+  options.tile_cols = 0;
 }
 
 TEST(SmoothingSeparableTiles, EqualTwoLaunchesBitForBit) {
@@ -155,14 +169,22 @@ TEST(SmoothingSeparableTiles, RepeatedPasses) {
 // launches (double, radius 12 on a host's 32 KB of team scratch); windows that
 // are not separable, or fused passes, report neither.
 TEST(SmoothingSeparableTiles, AutomaticChoice) {
+  // GPUs: columns up to radius 12; hosts: tiles where 8 rows fit.
   const HostImage image = random_image(40, 50, 0, 1, 51, false);
   SmoothReport report;
   run<float>(image, gaussian_of_radius(4, BorderMode::reflect), &report);
-  EXPECT_EQ(report.separable_kernel, SeparableKernel::tiles);
+  EXPECT_EQ(report.separable_kernel, host_execution ? SeparableKernel::tiles : SeparableKernel::columns);
   EXPECT_GE(report.tile_rows, 8);
   run<double>(random_image(60, 60, 0, 1, 54, false), gaussian_of_radius(12, BorderMode::reflect), &report);
   const bool fits = SeparableTileLauncher<double>::automatic_geometry(12, 60, 60).tile_rows >= 8;
-  EXPECT_EQ(report.separable_kernel, fits ? SeparableKernel::tiles : SeparableKernel::two_launches);
+  EXPECT_EQ(report.separable_kernel, !host_execution ? SeparableKernel::columns
+                                     : fits          ? SeparableKernel::tiles
+                                                     : SeparableKernel::two_launches);
+  SmoothingOptions wide = gaussian(13 / 4.0, 4, BorderMode::reflect);  // radius 13: beyond columns
+  wide.separable = Separable::yes;
+  run<float>(random_image(60, 60, 0, 1, 55, false), wide, &report);
+  EXPECT_EQ(report.radius, 13);
+  EXPECT_NE(report.separable_kernel, SeparableKernel::columns);
   run<float>(image, box(1, BorderMode::reflect), &report);
   EXPECT_EQ(report.separable_kernel, SeparableKernel::automatic);
   SmoothingOptions fused = gaussian_of_radius(2, BorderMode::reflect);
@@ -190,6 +212,26 @@ TEST(SmoothingSeparableTiles, ErrorsAreClear) {
   } catch (const OptionError& error) {
     EXPECT_EQ(error.option(), "tile_rows") << error.what();
     EXPECT_NE(std::string(error.what()).find("team scratch"), std::string::npos) << error.what();
+  }
+  // columns: radius above 12, or more columns than a team has threads.
+  SmoothingOptions columns = gaussian(13 / 4.0, 4, BorderMode::reflect);
+  columns.separable = Separable::yes;
+  columns.separable_kernel = SeparableKernel::columns;
+  try {
+    run<float>(random_image(60, 60, 0, 1, 56, false), columns);
+    ADD_FAILURE() << "accepted";
+  } catch (const OptionError& error) {
+    EXPECT_EQ(error.option(), "separable_kernel") << error.what();
+    EXPECT_NE(std::string(error.what()).find("above 12"), std::string::npos) << error.what();
+  }
+  columns = gaussian_of_radius(4, BorderMode::reflect);
+  columns.separable_kernel = SeparableKernel::columns;
+  columns.tile_cols = 100000;
+  try {
+    run<float>(random_image(60, 60, 0, 1, 57, false), columns);
+    ADD_FAILURE() << "accepted";
+  } catch (const OptionError& error) {
+    EXPECT_EQ(error.option(), "tile_cols") << error.what();
   }
 }
 

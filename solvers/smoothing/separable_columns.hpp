@@ -1,0 +1,277 @@
+#pragma once
+// Both 1-D passes of a separable window in one launch, a thread per column:
+// a team owns `columns` adjacent columns (one per thread) of a strip of
+// `strip_rows` output rows and walks down the strip's input rows (r more
+// above and below) a batch of rows at a time. Each batch (plus r halo
+// columns each side, extended as the border mode defines) is copied into
+// team scratch; a thread turns its column's row of the batch into the
+// partial along rows (2r+1 scratch reads) and adds that partial, as the term
+// it is, to each of the 2r+1 outputs of its column it belongs to, held in
+// registers. An output is complete when its last row's partial arrives.
+//
+// Why (issue 25): the tiles of separable_tiles.hpp stage the whole tile and
+// its partials in scratch (tens of KiB a team, few teams per SM) and load it
+// in one latency-bound sweep before any arithmetic, which held a Gaussian of
+// sigma 1 at 0.18 of the copy bandwidth on an H100. Here a team needs one
+// batch of rows (about 5 KiB in float), the next batch's loads are in flight
+// while the current one is summed, and the sums along columns never touch
+// scratch. The taps are indexed by compile-time positions once the loops
+// unroll for the radius tier, so they stay kernel constants.
+//
+// Each partial and each output is summed term by term in SmoothSeparable's
+// order (from 0, left to right along rows, top to bottom along columns) from
+// the same values in the same types, so results equal the two-launch path's
+// bit for bit.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/grid_range.hpp"
+#include "core/spaces.hpp"
+#include "core/unroll.hpp"
+#include "solvers/smoothing/border.hpp"
+#include "solvers/smoothing/single_pass.hpp"
+#include "solvers/smoothing/taps.hpp"
+
+namespace portasolve::smoothing {
+
+struct SeparableColumnGeometry {
+  int columns = 0;     // output columns a team writes: one per thread
+  int strip_rows = 0;  // output rows a team writes
+  int radius = 0;
+  int strips_down = 0, strips_across = 0;
+  KOKKOS_INLINE_FUNCTION int input_rows() const { return strip_rows + 2 * radius; }
+  KOKKOS_INLINE_FUNCTION int region_cols() const { return columns + 2 * radius; }
+};
+
+// MaxRadius: the radius tier the loops unroll for (the window's radius is at
+// most this; positions past 2 radius are predicated off).
+template <class Pixel, int MaxRadius>
+struct SeparableColumns {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Sum = typename DeviceTaps<Pixel>::Sum;
+  using Rows = Kokkos::View<Pixel**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Input rows a batch holds: a barrier pair per batch, and the batch's
+  // loads (up to prefetch_slots a thread) fit in registers.
+  enum { batch_rows = 8, prefetch_slots = 12, positions = 2 * MaxRadius + 1 };
+
+  View2D<const Pixel> in;
+  View2D<Pixel> out;
+  DeviceTaps<Pixel> taps;
+  Border<Pixel> border;
+  SeparableColumnGeometry geometry{};
+
+  static std::size_t scratch_bytes(const SeparableColumnGeometry& g) {
+    return Rows::shmem_size(batch_rows, g.region_cols());
+  }
+
+  // The batch's pixels a thread loads: element e of the batch (row-major
+  // over batch rows x region columns) for e = rank + k * columns.
+  struct Prefetch {
+    Pixel value[prefetch_slots];
+  };
+
+  KOKKOS_INLINE_FUNCTION Pixel region_pixel(int row0, int col0, int a, int c) const {
+    return extended_pixel<Pixel>(in, border, row0 + a, col0 + c, static_cast<int>(in.extent(0)),
+                                 static_cast<int>(in.extent(1)));
+  }
+
+  // Whether a batch's loads fit the prefetch registers (GPU teams of many
+  // threads); otherwise (a host team of one) they are copied directly.
+  KOKKOS_INLINE_FUNCTION bool prefetched(int elements) const {
+    return elements <= prefetch_slots * geometry.columns;
+  }
+
+  KOKKOS_INLINE_FUNCTION void load(Prefetch& regs, int rank, int row0, int col0, int batch_first,
+                                   int elements) const {
+    const int width = geometry.region_cols();
+    PORTASOLVE_UNROLL
+    for (int k = 0; k < prefetch_slots; ++k) {
+      const int e = rank + k * geometry.columns;
+      if (e < elements) regs.value[k] = region_pixel(row0, col0, batch_first + e / width, e % width);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void store(const Prefetch& regs, const Rows& rows, int rank, int elements) const {
+    const int width = geometry.region_cols();
+    PORTASOLVE_UNROLL
+    for (int k = 0; k < prefetch_slots; ++k) {
+      const int e = rank + k * geometry.columns;
+      if (e < elements) rows(e / width, e % width) = regs.value[k];
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void copy(const Rows& rows, int rank, int row0, int col0, int batch_first,
+                                   int elements) const {
+    const int width = geometry.region_cols();
+    for (int e = rank; e < elements; e += geometry.columns)
+      rows(e / width, e % width) = region_pixel(row0, col0, batch_first + e / width, e % width);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int image_rows = static_cast<int>(in.extent(0)), image_cols = static_cast<int>(in.extent(1));
+    const int r = geometry.radius, last = 2 * r;
+    const int first_row = (team.league_rank() / geometry.strips_across) * geometry.strip_rows;
+    const int first_col = (team.league_rank() % geometry.strips_across) * geometry.columns;
+    const int row0 = first_row - r, col0 = first_col - r;  // image position of input row 0, region column 0
+    const int rows_left = image_rows - first_row + 2 * r;  // the last strip may end at the image's bottom
+    const int input_rows = geometry.input_rows() < rows_left ? geometry.input_rows() : rows_left;
+    const int rank = team.team_rank();
+    const int j = first_col + rank;  // this thread's column
+    const int width = geometry.region_cols();
+    const Rows rows(team.team_scratch(0), static_cast<int>(batch_rows), width);
+    const bool keep = border.mode == BorderMode::keep;
+    const bool keep_column = keep && (j < r || j >= image_cols - r);
+
+    // pending[q]: the output whose window gets the next partial as its
+    // term q; pending[last] completes with it.
+    Sum pending[positions];
+    PORTASOLVE_UNROLL
+    for (int q = 0; q < positions; ++q) pending[q] = 0;
+
+    const int batches = (input_rows + batch_rows - 1) / batch_rows;
+    const auto rows_in = [&](int batch) {
+      const int left = input_rows - batch * batch_rows;
+      return left < batch_rows ? left : static_cast<int>(batch_rows);
+    };
+    const auto elements_of = [&](int batch) { return rows_in(batch) * width; };
+    Prefetch regs;
+    if (prefetched(elements_of(0))) {
+      load(regs, rank, row0, col0, 0, elements_of(0));
+      store(regs, rows, rank, elements_of(0));
+    } else {
+      copy(rows, rank, row0, col0, 0, elements_of(0));
+    }
+    team.team_barrier();
+    for (int batch = 0; batch < batches; ++batch) {
+      const int batch_first = batch * batch_rows;
+      const bool more = batch + 1 < batches;
+      const int next_elements = more ? elements_of(batch + 1) : 0;
+      const bool next_prefetched = more && prefetched(next_elements);
+      if (next_prefetched) load(regs, rank, row0, col0, batch_first + batch_rows, next_elements);
+
+      const int count = rows_in(batch);
+      for (int a = 0; a < count; ++a) {
+        // Along the row: SmoothSeparable::row_sum's terms, from 0, left first.
+        Sum sum = 0;
+        PORTASOLVE_UNROLL
+        for (int q = 0; q < positions; ++q)
+          if (q <= last) sum += taps.term(q - r, static_cast<Sum>(rows(a, rank + q)));
+        const Sum partial = taps.partial(sum);
+        // Down the column: this partial is term q of the output q rows above
+        // the newest; terms arrive in q order, each sum from 0.
+        Sum complete = 0;
+        PORTASOLVE_UNROLL
+        for (int q = 0; q < positions; ++q) {
+          if (q <= last) pending[q] += taps.term(q - r, partial);
+          if (q == last) complete = pending[q];
+        }
+        PORTASOLVE_UNROLL
+        for (int q = positions - 1; q > 0; --q) pending[q] = pending[q - 1];
+        pending[0] = 0;
+        const int i = first_row + batch_first + a - last;  // the completed output's row
+        if (i >= first_row && j < image_cols) {
+          if (keep && (keep_column || i < r || i >= image_rows - r))
+            out(i, j) = in(i, j);
+          else
+            out(i, j) = taps.finish(complete);
+        }
+      }
+      if (!more) break;
+      team.team_barrier();  // every thread is done with this batch
+      if (next_prefetched)
+        store(regs, rows, rank, next_elements);
+      else
+        copy(rows, rank, row0, col0, batch_first + batch_rows, next_elements);
+      team.team_barrier();
+    }
+  }
+};
+
+// Strips covering the image, launched with the kernel of the radius' tier.
+template <class Pixel>
+class SeparableColumnLauncher {
+ public:
+  // Threads (columns) of a GPU team: four warps, coalesced rows of 512 bytes
+  // in float with a halo of 2r columns on 128. Output rows of a strip: the
+  // r halo rows above and below are read by two strips each (1.125x the
+  // input for r = 4 at 64 rows).
+  enum { gpu_columns = 128, default_strip_rows = 64, largest_radius = 12 };
+
+  static bool applicable(int radius) { return radius <= largest_radius; }
+
+  SeparableColumnLauncher(const DeviceTaps<Pixel>& taps, const Border<Pixel>& border, int radius,
+                          std::int64_t rows, std::int64_t cols, int strip_rows, int columns)
+      : taps_(taps), border_(border) {
+    if (!applicable(radius))
+      throw OptionError("separable_kernel", "separable_kernel columns: radius " + std::to_string(radius) +
+                                                " is above " + std::to_string(largest_radius) +
+                                                "; use tiles or two_launches");
+    SeparableColumnGeometry& g = geometry_;
+    g.radius = radius;
+    g.strip_rows = strip_rows > 0 ? strip_rows : default_strip_rows;
+    const int team_max = team_size_max(radius);
+    g.columns = columns > 0 ? columns : std::min<int>(gpu_columns, team_max);
+    if (g.columns > team_max)
+      throw OptionError("tile_cols", "separable_kernel columns: " + std::to_string(g.columns) +
+                                         " columns a team (one thread each), this backend allows " +
+                                         std::to_string(team_max));
+    g.strips_down = ceil_div(rows, g.strip_rows);
+    g.strips_across = ceil_div(cols, g.columns);
+  }
+
+  void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out) const {
+    const int r = geometry_.radius;
+    if (r <= 2)
+      run<2>(in, out);
+    else if (r <= 4)
+      run<4>(in, out);
+    else if (r <= 8)
+      run<8>(in, out);
+    else
+      run<12>(in, out);
+  }
+  const SeparableColumnGeometry& geometry() const { return geometry_; }
+
+ private:
+  template <int Tier>
+  SeparableColumns<Pixel, Tier> kernel(const View2D<const Pixel>& in, const View2D<Pixel>& out) const {
+    SeparableColumns<Pixel, Tier> k;
+    k.in = in;
+    k.out = out;
+    k.taps = taps_;
+    k.border = border_;
+    k.geometry = geometry_;
+    return k;
+  }
+
+  template <int Tier>
+  void run(const View2D<const Pixel>& in, const View2D<Pixel>& out) const {
+    using Kernel = SeparableColumns<Pixel, Tier>;
+    const auto policy = typename Kernel::Policy(geometry_.strips_down * geometry_.strips_across, geometry_.columns, 1)
+                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)));
+    Kokkos::parallel_for("smoothing_separable_columns", policy, kernel<Tier>(in, out));
+  }
+
+  // The largest team the kernel of this radius' tier may launch with.
+  int team_size_max(int radius) const {
+    if (radius <= 2) return tier_team_max<2>();
+    if (radius <= 4) return tier_team_max<4>();
+    if (radius <= 8) return tier_team_max<8>();
+    return tier_team_max<12>();
+  }
+  template <int Tier>
+  int tier_team_max() const {
+    using Kernel = SeparableColumns<Pixel, Tier>;
+    return typename Kernel::Policy(1, Kokkos::AUTO).team_size_max(Kernel{}, Kokkos::ParallelForTag());
+  }
+
+  DeviceTaps<Pixel> taps_;
+  Border<Pixel> border_;
+  SeparableColumnGeometry geometry_{};
+};
+
+}  // namespace portasolve::smoothing
