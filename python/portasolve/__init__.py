@@ -9,6 +9,7 @@
     portasolve.ndimage.gaussian_filter(img, 2.0)       # scipy.ndimage.gaussian_filter
     portasolve.ndimage.correlate(img, weights)         # scipy.ndimage.correlate (positive sums)
     portasolve.poisson.solve(rhs, boundary)            # 5-point Laplacian L x = rhs
+    portasolve.lorenz05.Ensemble(model=3, members=40)  # Lorenz 2005 ensembles, .advance(steps)
 
 Kokkos starts on the first call that needs it and is finalized when the
 interpreter exits. An unset OMP_PROC_BIND is stated as the binding the OpenMP
@@ -18,10 +19,10 @@ OMP_PLACES=threads before importing for the fastest solves).
 import atexit as _atexit
 
 from . import _portasolve
-from . import astropy, ndimage, poisson, signal, timeseries
+from . import astropy, lorenz05, ndimage, poisson, signal, timeseries
 
 __version__ = _portasolve.__version__
-__all__ = ["astropy", "info", "ndimage", "poisson", "signal", "timeseries", "__version__"]
+__all__ = ["astropy", "info", "lorenz05", "ndimage", "poisson", "signal", "timeseries", "__version__"]
 
 _atexit.register(_portasolve.finalize)
 

@@ -7,5 +7,6 @@ namespace portasolve::python {
 void bind_lombscargle(pybind11::module_& module);
 void bind_smoothing(pybind11::module_& module);
 void bind_poisson(pybind11::module_& module);
+void bind_lorenz05(pybind11::module_& module);
 
 }  // namespace portasolve::python

@@ -63,4 +63,5 @@ PYBIND11_MODULE(_portasolve, module) {
   portasolve::python::bind_lombscargle(module);
   portasolve::python::bind_smoothing(module);
   portasolve::python::bind_poisson(module);
+  portasolve::python::bind_lorenz05(module);
 }

@@ -81,12 +81,9 @@ struct SeparableColumns {
 
   // Whether a batch's loads fit the prefetch registers (GPU teams of many
   // threads); otherwise (a host team of one) they are copied directly.
-  KOKKOS_INLINE_FUNCTION bool prefetched(int elements) const {
-    return elements <= prefetch_slots * geometry.columns;
-  }
+  KOKKOS_INLINE_FUNCTION bool prefetched(int elements) const { return elements <= prefetch_slots * geometry.columns; }
 
-  KOKKOS_INLINE_FUNCTION void load(Prefetch& regs, int rank, int row0, int col0, int batch_first,
-                                   int elements) const {
+  KOKKOS_INLINE_FUNCTION void load(Prefetch& regs, int rank, int row0, int col0, int batch_first, int elements) const {
     const int width = geometry.region_cols();
     PORTASOLVE_UNROLL
     for (int k = 0; k < prefetch_slots; ++k) {
@@ -203,8 +200,8 @@ class SeparableColumnLauncher {
 
   static bool applicable(int radius) { return radius <= largest_radius; }
 
-  SeparableColumnLauncher(const DeviceTaps<Pixel>& taps, const Border<Pixel>& border, int radius,
-                          std::int64_t rows, std::int64_t cols, int strip_rows, int columns)
+  SeparableColumnLauncher(const DeviceTaps<Pixel>& taps, const Border<Pixel>& border, int radius, std::int64_t rows,
+                          std::int64_t cols, int strip_rows, int columns)
       : taps_(taps), border_(border) {
     if (!applicable(radius))
       throw OptionError("separable_kernel", "separable_kernel columns: radius " + std::to_string(radius) +
