@@ -66,8 +66,8 @@ class DeviceEnsemble {
       throw py::value_error("state has " + std::to_string(host.extent(1)) + " columns, model_size is " +
                             std::to_string(p.model_size));
     ensemble_ = std::make_unique<lz::Ensemble<T>>(p, lz::layout_from_name(layout));
-    states_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_states")),
-                        host.extent(0), host.extent(1));
+    states_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_states")), host.extent(0),
+                        host.extent(1));
     Kokkos::deep_copy(states_, device_view(host, "lorenz05_upload"));
     parameters_ = p;
   }
@@ -90,8 +90,8 @@ class DeviceEnsemble {
   }
 
   Array<T> state() const {
-    Array<T> result = new_array<T>(static_cast<py::ssize_t>(states_.extent(0)),
-                                   static_cast<py::ssize_t>(states_.extent(1)));
+    Array<T> result =
+        new_array<T>(static_cast<py::ssize_t>(states_.extent(0)), static_cast<py::ssize_t>(states_.extent(1)));
     const HostArray2D<T> out = write_view(result, "state");
     Kokkos::deep_copy(out, states_);
     return result;
@@ -122,8 +122,8 @@ void bind_ensemble(py::module_& module, const char* name) {
   py::class_<DeviceEnsemble<T>>(module, name,
                                 "members' states (E x N) on the device, advanced by RK4 steps of one Lorenz 2005 "
                                 "model")
-      .def(py::init<const py::dict&, const std::string&, const Array<T>&>(), py::arg("parameters"),
-           py::arg("layout"), py::arg("state"))
+      .def(py::init<const py::dict&, const std::string&, const Array<T>&>(), py::arg("parameters"), py::arg("layout"),
+           py::arg("state"))
       .def("advance", &DeviceEnsemble<T>::advance, py::arg("steps"))
       .def("state", &DeviceEnsemble<T>::state)
       .def("statistics", &DeviceEnsemble<T>::statistics)

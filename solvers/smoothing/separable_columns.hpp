@@ -21,9 +21,11 @@
 // Each partial and each output is summed term by term in SmoothSeparable's
 // order (from 0, left to right along rows, top to bottom along columns) from
 // the same values in the same types, so results equal the two-launch path's
-// bit for bit.
+// bit for bit. Term q - r of a window is taps.near[q] (the launcher checks
+// that taps.radius is r and the weights travel with the kernel).
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
@@ -55,8 +57,10 @@ struct SeparableColumns {
   using Rows = Kokkos::View<Pixel**, Kokkos::LayoutRight, ExecSpace::scratch_memory_space,
                             Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   // Input rows a batch holds: a barrier pair per batch, and the batch's
-  // loads (up to prefetch_slots a thread) fit in registers.
-  enum { batch_rows = 8, prefetch_slots = 12, positions = 2 * MaxRadius + 1 };
+  // loads fit in registers (a row each for the thread's own column, and
+  // halo_slots for the 2r columns past the team's last).
+  enum { batch_rows = 8, batch_shift = 3, halo_slots = 2, positions = 2 * MaxRadius + 1 };
+  static_assert(1 << batch_shift == batch_rows, "batch_rows is 2^batch_shift");
 
   View2D<const Pixel> in;
   View2D<Pixel> out;
@@ -68,10 +72,13 @@ struct SeparableColumns {
     return Rows::shmem_size(batch_rows, g.region_cols());
   }
 
-  // The batch's pixels a thread loads: element e of the batch (row-major
-  // over batch rows x region columns) for e = rank + k * columns.
+  // A batch's pixels in flight: region column `rank` of each of its rows,
+  // and halo element x = rank + m columns (m < halo_slots), which is row
+  // x % batch_rows of region column columns + x / batch_rows (shifts, not
+  // divisions).
   struct Prefetch {
-    Pixel value[prefetch_slots];
+    Pixel own[batch_rows];
+    Pixel halo[halo_slots];
   };
 
   KOKKOS_INLINE_FUNCTION Pixel region_pixel(int row0, int col0, int a, int c) const {
@@ -79,32 +86,38 @@ struct SeparableColumns {
                                  static_cast<int>(in.extent(1)));
   }
 
-  // Whether a batch's loads fit the prefetch registers (GPU teams of many
-  // threads); otherwise (a host team of one) they are copied directly.
-  KOKKOS_INLINE_FUNCTION bool prefetched(int elements) const { return elements <= prefetch_slots * geometry.columns; }
+  // Whether the halo's loads fit the registers (GPU teams of many threads);
+  // otherwise (host teams of a thread or two) the batch is copied directly.
+  KOKKOS_INLINE_FUNCTION bool prefetched() const {
+    return 2 * geometry.radius * batch_rows <= halo_slots * geometry.columns;
+  }
 
-  KOKKOS_INLINE_FUNCTION void load(Prefetch& regs, int rank, int row0, int col0, int batch_first, int elements) const {
-    const int width = geometry.region_cols();
+  KOKKOS_INLINE_FUNCTION void load(Prefetch& regs, int rank, int row0, int col0, int batch_first, int count) const {
     PORTASOLVE_UNROLL
-    for (int k = 0; k < prefetch_slots; ++k) {
-      const int e = rank + k * geometry.columns;
-      if (e < elements) regs.value[k] = region_pixel(row0, col0, batch_first + e / width, e % width);
+    for (int a = 0; a < batch_rows; ++a)
+      if (a < count) regs.own[a] = region_pixel(row0, col0, batch_first + a, rank);
+    PORTASOLVE_UNROLL
+    for (int m = 0; m < halo_slots; ++m) {
+      const int x = rank + m * geometry.columns, a = x & (batch_rows - 1), h = x >> batch_shift;
+      if (h < 2 * geometry.radius && a < count)
+        regs.halo[m] = region_pixel(row0, col0, batch_first + a, geometry.columns + h);
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void store(const Prefetch& regs, const Rows& rows, int rank, int elements) const {
-    const int width = geometry.region_cols();
+  KOKKOS_INLINE_FUNCTION void store(const Prefetch& regs, const Rows& rows, int rank, int count) const {
     PORTASOLVE_UNROLL
-    for (int k = 0; k < prefetch_slots; ++k) {
-      const int e = rank + k * geometry.columns;
-      if (e < elements) rows(e / width, e % width) = regs.value[k];
+    for (int a = 0; a < batch_rows; ++a)
+      if (a < count) rows(a, rank) = regs.own[a];
+    PORTASOLVE_UNROLL
+    for (int m = 0; m < halo_slots; ++m) {
+      const int x = rank + m * geometry.columns, a = x & (batch_rows - 1), h = x >> batch_shift;
+      if (h < 2 * geometry.radius && a < count) rows(a, geometry.columns + h) = regs.halo[m];
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void copy(const Rows& rows, int rank, int row0, int col0, int batch_first,
-                                   int elements) const {
+  KOKKOS_INLINE_FUNCTION void copy(const Rows& rows, int rank, int row0, int col0, int batch_first, int count) const {
     const int width = geometry.region_cols();
-    for (int e = rank; e < elements; e += geometry.columns)
+    for (int e = rank; e < count * width; e += geometry.columns)
       rows(e / width, e % width) = region_pixel(row0, col0, batch_first + e / width, e % width);
   }
 
@@ -118,8 +131,7 @@ struct SeparableColumns {
     const int input_rows = geometry.input_rows() < rows_left ? geometry.input_rows() : rows_left;
     const int rank = team.team_rank();
     const int j = first_col + rank;  // this thread's column
-    const int width = geometry.region_cols();
-    const Rows rows(team.team_scratch(0), static_cast<int>(batch_rows), width);
+    const Rows rows(team.team_scratch(0), static_cast<int>(batch_rows), geometry.region_cols());
     const bool keep = border.mode == BorderMode::keep;
     const bool keep_column = keep && (j < r || j >= image_cols - r);
 
@@ -134,21 +146,20 @@ struct SeparableColumns {
       const int left = input_rows - batch * batch_rows;
       return left < batch_rows ? left : static_cast<int>(batch_rows);
     };
-    const auto elements_of = [&](int batch) { return rows_in(batch) * width; };
+    const bool in_registers = prefetched();
     Prefetch regs;
-    if (prefetched(elements_of(0))) {
-      load(regs, rank, row0, col0, 0, elements_of(0));
-      store(regs, rows, rank, elements_of(0));
+    if (in_registers) {
+      load(regs, rank, row0, col0, 0, rows_in(0));
+      store(regs, rows, rank, rows_in(0));
     } else {
-      copy(rows, rank, row0, col0, 0, elements_of(0));
+      copy(rows, rank, row0, col0, 0, rows_in(0));
     }
     team.team_barrier();
     for (int batch = 0; batch < batches; ++batch) {
       const int batch_first = batch * batch_rows;
       const bool more = batch + 1 < batches;
-      const int next_elements = more ? elements_of(batch + 1) : 0;
-      const bool next_prefetched = more && prefetched(next_elements);
-      if (next_prefetched) load(regs, rank, row0, col0, batch_first + batch_rows, next_elements);
+      const int next_count = more ? rows_in(batch + 1) : 0;
+      if (more && in_registers) load(regs, rank, row0, col0, batch_first + batch_rows, next_count);
 
       const int count = rows_in(batch);
       for (int a = 0; a < count; ++a) {
@@ -156,14 +167,14 @@ struct SeparableColumns {
         Sum sum = 0;
         PORTASOLVE_UNROLL
         for (int q = 0; q < positions; ++q)
-          if (q <= last) sum += taps.term(q - r, static_cast<Sum>(rows(a, rank + q)));
+          if (q <= last) sum += taps.near[q] * static_cast<Sum>(rows(a, rank + q));  // term q - r
         const Sum partial = taps.partial(sum);
         // Down the column: this partial is term q of the output q rows above
         // the newest; terms arrive in q order, each sum from 0.
         Sum complete = 0;
         PORTASOLVE_UNROLL
         for (int q = 0; q < positions; ++q) {
-          if (q <= last) pending[q] += taps.term(q - r, partial);
+          if (q <= last) pending[q] += taps.near[q] * partial;
           if (q == last) complete = pending[q];
         }
         PORTASOLVE_UNROLL
@@ -179,10 +190,10 @@ struct SeparableColumns {
       }
       if (!more) break;
       team.team_barrier();  // every thread is done with this batch
-      if (next_prefetched)
-        store(regs, rows, rank, next_elements);
+      if (in_registers)
+        store(regs, rows, rank, next_count);
       else
-        copy(rows, rank, row0, col0, batch_first + batch_rows, next_elements);
+        copy(rows, rank, row0, col0, batch_first + batch_rows, next_count);
       team.team_barrier();
     }
   }
@@ -207,6 +218,9 @@ class SeparableColumnLauncher {
       throw OptionError("separable_kernel", "separable_kernel columns: radius " + std::to_string(radius) +
                                                 " is above " + std::to_string(largest_radius) +
                                                 "; use tiles or two_launches");
+    if (!taps.all_inline || taps.radius != radius)
+      throw std::logic_error("separable columns: the taps must travel with the kernel, radius " +
+                             std::to_string(radius));
     SeparableColumnGeometry& g = geometry_;
     g.radius = radius;
     g.strip_rows = strip_rows > 0 ? strip_rows : default_strip_rows;
