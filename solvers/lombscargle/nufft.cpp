@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -103,10 +104,112 @@ SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multi
   return sorted;
 }
 
+// The per-series host path (NufftPlan::host_workers): series are handed out
+// one at a time to the host threads; each spreads its series' samples onto
+// its own grids by scatter (a thread owns its grids whole: no atomics, no
+// sort), transforms them with its own plan and finishes every frequency.
+constexpr bool host_path_available = std::is_same<MemSpace, HostSpace>::value && fft::library_available;
+
+// Above this many bytes of grids per series the host path is not taken:
+// such grids go through the chunked path, whose FFT uses every core on one
+// transform. The choice depends on the grid only, never on how many series
+// come together, so a series' power is the same alone and in any batch.
+constexpr std::size_t host_worker_grid_bytes = std::size_t(8) << 20;
+
+// Smallest even length >= minimum of the form 2^a 3^b 5^c: FFTW transforms
+// them about as fast per point as powers of two, so the grid holds close to
+// twice the modes instead of up to four times.
+std::int64_t smooth_length(std::int64_t minimum) {
+  std::int64_t best = 2;
+  while (best < minimum) best *= 2;
+  for (std::int64_t p5 = 1; p5 < best; p5 *= 5)
+    for (std::int64_t p3 = p5; p3 < best; p3 *= 3) {
+      std::int64_t length = 2 * p3;
+      while (length < minimum) length *= 2;
+      best = std::min(best, length);
+    }
+  return best;
+}
+
+// Adds value x phi((position - l) / (width / 2)) to row[l mod n] for the
+// width grid points l around position (in [0, n)).
+template <class T>
+inline void scatter(Complex<T>* row, Complex<T>* second, std::int64_t n, double position, int width, T beta,
+                    Complex<T> value, Complex<T> second_value) {
+  const double half = 0.5 * width;
+  const std::int64_t first = static_cast<std::int64_t>(std::floor(position - half)) + 1;
+  const T inverse_half = T(2) / static_cast<T>(width);
+  T weight[16];
+  for (int i = 0; i < width; ++i) {
+    const T z = static_cast<T>(position - static_cast<double>(first + i)) * inverse_half;
+    weight[i] = semicircle_exp(z, beta);
+  }
+  if (first >= 0 && first + width <= n) {
+    for (int i = 0; i < width; ++i) row[first + i] += weight[i] * value;
+    if (second)
+      for (int i = 0; i < width; ++i) second[first + i] += weight[i] * second_value;
+    return;
+  }
+  for (int i = 0; i < width; ++i) {
+    std::int64_t l = first + i;
+    l = l < 0 ? l + n : (l >= n ? l - n : l);
+    row[l] += weight[i] * value;
+    if (second) second[l] += weight[i] * second_value;
+  }
+}
+
+template <class T, bool Weighted, bool FitMean>
+void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
+  const NufftLayout& layout = plan.layout;
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  const std::int64_t n = layout.fft.n;
+  const int width = plan.kernel.width;
+  const T beta = static_cast<T>(plan.kernel.beta);
+  const auto fraction = [](double turns) { return turns - std::floor(turns); };
+  std::atomic<std::int64_t> next{0};
+  const int workers = static_cast<int>(plan.host_workers.size());
+  Kokkos::parallel_for(
+      "lombscargle_nufft_series", Kokkos::RangePolicy<HostExecSpace>(0, workers), [&](const int worker) {
+        const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
+        for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
+          std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
+          const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
+          for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+            const std::int64_t row = plan.rows.first(0, segment, layout.segments);
+            Complex<T>* z1 = &own.grid(row + SumRows::z1, 0);
+            Complex<T>* z2 = &own.grid(row + SumRows::z2, 0);
+            Complex<T>* z0 = FitMean ? &own.grid(row + SumRows::z0, 0) : nullptr;
+            const double centre = layout.centre(segment);
+            for (std::int64_t j = begin; j < end; ++j) {
+              const double t = data.t(j);
+              T c, s;
+              seed_cos_sin(centre * t, c, s);
+              const T w = data.w(j), wy = data.wy(j);
+              scatter(z1, z0, n, static_cast<double>(n) * fraction(layout.step * t), width, beta,
+                      Complex<T>(wy * c, wy * s), Complex<T>(w * c, w * s));
+              seed_cos_sin(2 * centre * t, c, s);
+              scatter<T>(z2, nullptr, n, static_cast<double>(n) * fraction(2 * layout.step * t), width, beta,
+                         Complex<T>(w * c, w * s), Complex<T>(0));
+            }
+          }
+          own.fft->execute(own.grid, own.spectra);
+          const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
+          for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+        }
+      });
+  HostExecSpace().fence();
+}
+
 constexpr std::size_t grid_budget_bytes = std::size_t(512) << 20;
 
 template <class T, bool Weighted, bool FitMean>
 void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
+  if constexpr (host_path_available) {
+    if (!plan.host_workers.empty()) {
+      run_on_host<T, Weighted, FitMean>(plan, data);
+      return;
+    }
+  }
   const NufftLayout& layout = plan.layout;
   const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
@@ -159,6 +262,21 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
   }
 }
 
+// The kernel's Fourier transform's reciprocal for the plan's modes, on a grid of n.
+template <class T>
+void make_correction(NufftPlan<T>& plan, std::int64_t n) {
+  std::vector<double> nodes, weights;
+  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
+  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
+      plan.layout.modes / 2 + 1);
+  Kokkos::parallel_for(
+      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
+      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
+                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
+                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+}
+
 }  // namespace
 
 template <class T>
@@ -182,11 +300,32 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   layout.segments = (layout.frequencies + layout.modes - 1) / layout.modes;
   std::int64_t n = 64;
   while (n < 2 * layout.modes || n < 4 * plan.kernel.width) n *= 2;
+  const bool fit_mean = data.sums.fit_mean;
+  plan.rows.per_unit = fit_mean ? 3 : 2;
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  if constexpr (host_path_available) {
+    const std::int64_t threads = HostExecSpace().concurrency();
+    const std::int64_t host_n = smooth_length(std::max<std::int64_t>(2 * layout.modes, 4 * plan.kernel.width));
+    const std::int64_t rows = layout.segments * plan.rows.per_unit;
+    if (static_cast<std::size_t>(rows * host_n) * sizeof(Complex<T>) <= host_worker_grid_bytes) {
+      layout.fft = fft_shape(host_n, static_cast<int>(host_n));
+      const std::int64_t workers = std::min(threads, series_count);
+      const auto allocate = [&](const char* label) {
+        return ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, host_n);
+      };
+      for (std::int64_t k = 0; k < workers; ++k)
+        plan.host_workers.push_back(typename NufftPlan<T>::HostWorker{
+            allocate("lombscargle_nufft_grid"), allocate("lombscargle_nufft_spectra"),
+            std::make_shared<const fft::Plan<T>>(fft::Kind::complex_backward, host_n, rows, fft::Planning::estimate,
+                                                 fft::Threading::caller)});
+      plan.chunk_series = 1;
+      make_correction(plan, host_n);
+      return plan;
+    }
+  }
   // The library's spectra come in natural order: one level, no transposed positions.
   layout.fft = fft::library_available ? fft_shape(n, static_cast<int>(n)) : fft_shape(n, team_length);
 
-  const bool fit_mean = data.sums.fit_mean;
-  plan.rows.per_unit = fit_mean ? 3 : 2;
   const HostSamples<T> host = to_host(data);
   plan.once = sort_samples(host, grid.step, 1, n, "lombscargle_nufft_once");
   plan.twice = sort_samples(host, grid.step, 2, n, "lombscargle_nufft_twice");
@@ -199,7 +338,6 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
   plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
 
-  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
   const std::size_t per_series =
       static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
   // The library transforms out of place: the budget holds the grids and their spectra.
@@ -220,16 +358,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
     std::fill(series_of.begin() + plan.offsets[s], series_of.begin() + plan.offsets[s + 1], static_cast<int>(s));
   plan.series_of = upload<Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>>("lombscargle_nufft_series", series_of);
 
-  std::vector<double> nodes, weights;
-  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
-  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
-      layout.modes / 2 + 1);
-  Kokkos::parallel_for(
-      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
-      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
-                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
-                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+  make_correction(plan, n);
   plan.twiddle = twiddle_table<T>(team_length);
   return plan;
 }

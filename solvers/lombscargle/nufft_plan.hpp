@@ -30,6 +30,17 @@ struct NufftPlan {
   ComplexRows<T> spectra;
   SumRows rows;
   std::int64_t chunk_series;  // series whose grids are held at once
+
+  // Host backends with the FFT library, grids of up to a few MiB per series
+  // (nufft.cpp): each host thread takes whole series, one at a time, through
+  // its own grid, spectra and one-threaded plan (cache-sized, so no pass over
+  // a chunk's grids in memory), spreading by scatter with no sort. Then the
+  // fields above from `once` to `spectra` stay empty.
+  struct HostWorker {
+    ComplexRows<T> grid, spectra;  // (segment x sum, n)
+    std::shared_ptr<const fft::Plan<T>> fft;
+  };
+  std::vector<HostWorker> host_workers;
 };
 
 // Sorts the samples by grid position, tabulates the correction and the
