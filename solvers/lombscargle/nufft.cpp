@@ -158,6 +158,60 @@ inline void scatter(Complex<T>* row, Complex<T>* second, std::int64_t n, double 
   }
 }
 
+// The generalized form's finish of one series on the host path. The power
+// is the model's chi^2 reduction, the quadratic form of the centred sums
+// (YC', YS') = (YC - Y C, YS - Y S) in the inverse of the 2 x 2 matrix
+// M = [[CC - C^2, CS - C S], [CS - C S, SS - S^2]]:
+//   p = (SS' YC'^2 - 2 CS' YC' YS' + CC' YS'^2) / det M,
+// what rotating by tau and summing YC_tau^2 / CC_tau + YS_tau^2 / SS_tau
+// computes (CC_tau, SS_tau are M's eigenvalues), with one division and no
+// trigonometry. The conditioning guard is the same: both eigenvalues >= g =
+// 1% of sum w, i.e. trace >= 2 g and det >= g (trace - g); other frequencies
+// are summed directly (NufftFinish's fallback).
+template <class T, bool Weighted, bool FitMean>
+void finish_generalized_on_host(const NufftFinish<T, Weighted, FitMean>& finish, std::int64_t series) {
+  const NufftLayout& layout = finish.layout;
+  const SeriesConstants<T> constants = finish.data.constants(series);
+  const T guard = NufftFinish<T, Weighted, FitMean>::conditioning_guard * constants.w_sum;
+  const T half_w = T(0.5) * constants.w_sum;
+  const std::int64_t n = layout.fft.n;
+  T* power = &finish.data.power(series, 0);
+  const T* correction = finish.correction.data();
+  for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+    const std::int64_t row = finish.rows.first(0, segment, layout.segments);
+    const Complex<T>* z1_row = &finish.grid(row + SumRows::z1, 0);
+    const Complex<T>* z2_row = &finish.grid(row + SumRows::z2, 0);
+    const Complex<T>* z0_row = FitMean ? &finish.grid(row + SumRows::z0, 0) : nullptr;
+    const std::int64_t first_k = segment * layout.modes;
+    const std::int64_t last_k = std::min(first_k + layout.modes, layout.frequencies);
+    for (std::int64_t k = first_k; k < last_k; ++k) {
+      const std::int64_t m = k - first_k - layout.modes / 2;
+      const std::int64_t position = m < 0 ? m + n : m;
+      const T scale = correction[m < 0 ? -m : m];
+      const Complex<T> z1 = z1_row[position], z2 = z2_row[position];
+      T yc = z1.real() * scale, ys = z1.imag() * scale;
+      T cc = half_w + T(0.5) * scale * z2.real(), ss = half_w - T(0.5) * scale * z2.real();
+      T cs = T(0.5) * scale * z2.imag();
+      if constexpr (FitMean) {
+        const Complex<T> z0 = z0_row[position];
+        const T c = z0.real() * scale, s = z0.imag() * scale;
+        cc -= c * c;
+        ss -= s * s;
+        cs -= c * s;
+        yc -= constants.y_sum * c;
+        ys -= constants.y_sum * s;
+      }
+      const T trace = cc + ss, det = cc * ss - cs * cs;
+      if (trace >= 2 * guard && det >= guard * (trace - guard)) {
+        const T p = (ss * yc * yc - 2 * cs * yc * ys + cc * ys * ys) / det;
+        power[k] = generalized_normalization(p, constants, finish.data.kind);
+      } else {
+        finish((series - finish.first_series) * layout.frequencies + k);
+      }
+    }
+  }
+}
+
 template <class T, bool Weighted, bool FitMean>
 void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
   const NufftLayout& layout = plan.layout;
@@ -194,7 +248,10 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
           }
           own.fft->execute(own.grid, own.spectra);
           const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
-          for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+          if (data.kind.classic)
+            for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+          else
+            finish_generalized_on_host(finish, series);
         }
       });
   HostExecSpace().fence();
