@@ -119,7 +119,7 @@ constexpr std::size_t host_worker_grid_bytes = std::size_t(8) << 20;
 // Smallest even length >= minimum of the form 2^a 3^b 5^c: FFTW transforms
 // them about as fast per point as powers of two, so the grid holds close to
 // twice the modes instead of up to four times.
-std::int64_t smooth_length(std::int64_t minimum) {
+[[maybe_unused]] std::int64_t smooth_length(std::int64_t minimum) {
   std::int64_t best = 2;
   while (best < minimum) best *= 2;
   for (std::int64_t p5 = 1; p5 < best; p5 *= 5)
