@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -147,18 +148,80 @@ constexpr double host_upsampling = 1.5;
   return SpreadingKernel{width, 0.97 * M_PI * (1 - 0.5 / sigma) * width};
 }
 
+// Window point i of a sample at `position` is first + i, first =
+// floor(position - w/2) + 1, at distance w/2 - 1 - i + xi from it, xi the
+// fraction of position - w/2: its weight phi((w/2 - 1 - i + xi) 2 / w) is a
+// smooth function of xi in [0, 1), which FINUFFT evaluates as a polynomial
+// (Horner, vectorised over the points) instead of an exp and a sqrt per
+// point. Here: degree w + 3 in s = 2 xi - 1, interpolated at Chebyshev nodes
+// in long double; kept only if, with coefficients rounded to T, it is within
+// max(tolerance / 10, 4 eps_T) of phi on a fine sampling.
+constexpr int kernel_points = 16;
+
+template <class T>
+void host_kernel_polynomials(NufftPlan<T>& plan, double tolerance) {
+  const int width = plan.kernel.width, degree = width + 3, count = degree + 1;
+  const long double beta = plan.kernel.beta;
+  const auto phi = [&](long double z) { return std::exp(beta * (std::sqrt(std::max(0.0L, 1 - z * z)) - 1)); };
+  const auto weight = [&](int i, long double s) { return phi((0.5L * width - 1 - i + 0.5L * (s + 1)) * 2 / width); };
+  std::vector<T> coefficients(static_cast<std::size_t>(count * kernel_points), T(0));
+  for (int i = 0; i < width; ++i) {
+    // Vandermonde system at the Chebyshev nodes, by elimination with pivoting.
+    std::vector<std::vector<long double>> a(count, std::vector<long double>(count + 1));
+    for (int j = 0; j < count; ++j) {
+      const long double s = std::cos(3.14159265358979323846264338327950288L * (j + 0.5L) / count);
+      long double power = 1;
+      for (int k = 0; k < count; ++k, power *= s) a[j][k] = power;
+      a[j][count] = weight(i, s);
+    }
+    for (int c = 0; c < count; ++c) {
+      int pivot = c;
+      for (int r = c + 1; r < count; ++r)
+        if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
+      std::swap(a[c], a[pivot]);
+      for (int r = 0; r < count; ++r) {
+        if (r == c) continue;
+        const long double factor = a[r][c] / a[c][c];
+        for (int k = c; k <= count; ++k) a[r][k] -= factor * a[c][k];
+      }
+    }
+    for (int k = 0; k < count; ++k)
+      coefficients[static_cast<std::size_t>(k * kernel_points + i)] = static_cast<T>(a[k][count] / a[k][k]);
+  }
+  const double allowed = std::max(0.1 * tolerance, 4.0 * std::numeric_limits<T>::epsilon());
+  for (int i = 0; i < width; ++i)
+    for (int q = 0; q <= 1000; ++q) {
+      const long double s = -1 + 2.0L * q / 1000;
+      long double value = 0;
+      for (int k = degree; k >= 0; --k)
+        value = value * s + static_cast<long double>(coefficients[static_cast<std::size_t>(k * kernel_points + i)]);
+      if (!(std::fabs(value - weight(i, s)) <= allowed)) return;  // evaluated exactly instead
+    }
+  plan.kernel_polynomials = std::move(coefficients);
+  plan.kernel_degree = degree;
+}
+
 // Adds value x phi((position - l) / (width / 2)) to row[l mod n] for the
-// width grid points l around position (in [0, n)).
+// width grid points l around position (in [0, n)); the weights from the
+// polynomials where there are (degree >= 0), else exactly.
 template <class T>
 inline void scatter(Complex<T>* row, Complex<T>* second, std::int64_t n, double position, int width, T beta,
-                    Complex<T> value, Complex<T> second_value) {
+                    const T* polynomials, int degree, Complex<T> value, Complex<T> second_value) {
   const double half = 0.5 * width;
-  const std::int64_t first = static_cast<std::int64_t>(std::floor(position - half)) + 1;
-  const T inverse_half = T(2) / static_cast<T>(width);
-  T weight[16];
-  for (int i = 0; i < width; ++i) {
-    const T z = static_cast<T>(position - static_cast<double>(first + i)) * inverse_half;
-    weight[i] = semicircle_exp(z, beta);
+  const double left = std::floor(position - half);
+  const std::int64_t first = static_cast<std::int64_t>(left) + 1;
+  T weight[kernel_points];
+  if (degree >= 0) {
+    const T s = static_cast<T>(2 * (position - half - left) - 1);
+    for (int i = 0; i < kernel_points; ++i) weight[i] = polynomials[degree * kernel_points + i];
+    for (int k = degree - 1; k >= 0; --k)
+      for (int i = 0; i < kernel_points; ++i) weight[i] = weight[i] * s + polynomials[k * kernel_points + i];
+  } else {
+    const T inverse_half = T(2) / static_cast<T>(width);
+    for (int i = 0; i < width; ++i) {
+      const T z = static_cast<T>(position - static_cast<double>(first + i)) * inverse_half;
+      weight[i] = semicircle_exp(z, beta);
+    }
   }
   if (first >= 0 && first + width <= n) {
     for (int i = 0; i < width; ++i) row[first + i] += weight[i] * value;
@@ -235,6 +298,8 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
   const std::int64_t n = layout.fft.n;
   const int width = plan.kernel.width;
   const T beta = static_cast<T>(plan.kernel.beta);
+  const T* polynomials = plan.kernel_polynomials.data();
+  const int degree = plan.kernel_degree;
   const auto fraction = [](double turns) { return turns - std::floor(turns); };
   std::atomic<std::int64_t> next{0};
   const int workers = static_cast<int>(plan.host_workers.size());
@@ -255,11 +320,11 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
               T c, s;
               seed_cos_sin(centre * t, c, s);
               const T w = data.w(j), wy = data.wy(j);
-              scatter(z1, z0, n, static_cast<double>(n) * fraction(layout.step * t), width, beta,
+              scatter(z1, z0, n, static_cast<double>(n) * fraction(layout.step * t), width, beta, polynomials, degree,
                       Complex<T>(wy * c, wy * s), Complex<T>(w * c, w * s));
               seed_cos_sin(2 * centre * t, c, s);
               scatter<T>(z2, nullptr, n, static_cast<double>(n) * fraction(2 * layout.step * t), width, beta,
-                         Complex<T>(w * c, w * s), Complex<T>(0));
+                         polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(0));
             }
           }
           own.fft->execute(own.grid, own.spectra);
@@ -399,6 +464,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
                                                  fft::Threading::caller)});
       plan.chunk_series = 1;
       make_correction(plan, host_n);
+      host_kernel_polynomials(plan, nufft_tolerance<T>(options));
       return plan;
     }
   }

@@ -41,6 +41,12 @@ struct NufftPlan {
     std::shared_ptr<const fft::Plan<T>> fft;
   };
   std::vector<HostWorker> host_workers;
+  // The kernel's values at the window's points as polynomials in the
+  // position's fraction (nufft.cpp, host_kernel_polynomials): coefficient k
+  // of point i at [k * 16 + i]; empty where they miss the tolerance (the
+  // kernel is then evaluated exactly).
+  std::vector<T> kernel_polynomials;
+  int kernel_degree = -1;
 };
 
 // Sorts the samples by grid position, tabulates the correction and the
