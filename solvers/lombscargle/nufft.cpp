@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -450,18 +451,30 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
         std::ceil((upsampled_less ? host_upsampling : 2.0) * static_cast<double>(layout.modes)));
     const std::int64_t host_n = smooth_length(std::max<std::int64_t>(least_n, 4 * host_kernel.width));
     const std::int64_t rows = layout.segments * plan.rows.per_unit;
-    if (static_cast<std::size_t>(rows * host_n) * sizeof(Complex<T>) <= host_worker_grid_bytes) {
+    const auto allocate = [&](const char* label) {
+      return ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, host_n);
+    };
+    const auto aligned = [](const ComplexRows<T>& view) {
+      return reinterpret_cast<std::uintptr_t>(view.data()) % fft::caller_alignment == 0;
+    };
+    std::vector<typename NufftPlan<T>::HostWorker> workers;
+    if (static_cast<std::size_t>(rows * host_n) * sizeof(Complex<T>) <= host_worker_grid_bytes)
+      for (std::int64_t k = 0; k < std::min(threads, series_count); ++k) {
+        workers.push_back({allocate("lombscargle_nufft_grid"), allocate("lombscargle_nufft_spectra"), nullptr});
+        // The one-threaded plans need aligned Views (Kokkos' allocations are);
+        // else the chunked path below, whose plan takes any.
+        if (!aligned(workers.back().grid) || !aligned(workers.back().spectra)) {
+          workers.clear();
+          break;
+        }
+      }
+    if (!workers.empty()) {
       layout.fft = fft_shape(host_n, static_cast<int>(host_n));
       plan.kernel = host_kernel;
-      const std::int64_t workers = std::min(threads, series_count);
-      const auto allocate = [&](const char* label) {
-        return ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, host_n);
-      };
-      for (std::int64_t k = 0; k < workers; ++k)
-        plan.host_workers.push_back(typename NufftPlan<T>::HostWorker{
-            allocate("lombscargle_nufft_grid"), allocate("lombscargle_nufft_spectra"),
-            std::make_shared<const fft::Plan<T>>(fft::Kind::complex_backward, host_n, rows, fft::Planning::estimate,
-                                                 fft::Threading::caller)});
+      for (auto& worker : workers)
+        worker.fft = std::make_shared<const fft::Plan<T>>(fft::Kind::complex_backward, host_n, rows,
+                                                          fft::Planning::estimate, fft::Threading::caller);
+      plan.host_workers = std::move(workers);
       plan.chunk_series = 1;
       make_correction(plan, host_n);
       host_kernel_polynomials(plan, nufft_tolerance<T>(options));
