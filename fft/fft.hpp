@@ -17,6 +17,7 @@
 // entry. Input and output must be different, non-overlapping Views; the
 // input is never modified.
 #include <Kokkos_Complex.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +43,15 @@ std::string name_of(Kind kind);
 // or measure (times candidates when the plan is built; cuFFT ignores it).
 enum class Planning { estimate, measure };
 
+// Who runs a host plan: the library's threads over the host's cores (the
+// default; arrays of any alignment), or the calling thread alone, for one
+// plan per thread of a parallel loop over independent transforms; such a
+// plan uses the library's SIMD paths and needs its arrays aligned to
+// `caller_alignment` bytes (Kokkos' allocations are; execute throws
+// std::invalid_argument otherwise). cuFFT ignores it.
+enum class Threading { library, caller };
+constexpr std::size_t caller_alignment = 64;
+
 namespace detail {
 template <class T>
 class Engine;
@@ -55,7 +65,8 @@ class Plan {
   // Throws std::invalid_argument naming the argument out of range (length
   // >= 1, dct1 length >= 2, batch >= 1) or a backend without an FFT
   // library; SolverError when the library cannot build the plan.
-  Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning = Planning::estimate);
+  Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning = Planning::estimate,
+       Threading threading = Threading::library);
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -80,6 +91,7 @@ class Plan {
  private:
   Kind kind_;
   std::int64_t length_, batch_;
+  Threading threading_;
   std::unique_ptr<detail::Engine<T>> engine_;
 };
 

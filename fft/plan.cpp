@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -26,7 +27,8 @@ void require(bool condition, const std::string& message) {
 }
 
 template <class In, class Out>
-void check_views(Kind kind, bool kind_fits, std::int64_t length, std::int64_t batch, const In& in, const Out& out) {
+void check_views(Kind kind, bool kind_fits, std::int64_t length, std::int64_t batch, Threading threading, const In& in,
+                 const Out& out) {
   require(kind_fits, "a " + name_of(kind) + " plan executed on Views of another kind's value types");
   const auto extents = [](const auto& view) {
     return std::to_string(view.extent(0)) + "x" + std::to_string(view.extent(1));
@@ -44,6 +46,10 @@ void check_views(Kind kind, bool kind_fits, std::int64_t length, std::int64_t ba
   const bool apart = in_begin + in.span() * sizeof(typename In::value_type) <= out_begin ||
                      out_begin + out.span() * sizeof(typename Out::value_type) <= in_begin;
   require(apart, "input and output overlap; transforms run out of place");
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % caller_alignment == 0; };
+  require(
+      threading == Threading::library || (aligned(in_begin) && aligned(out_begin)),
+      "a plan for the calling thread needs input and output aligned to " + std::to_string(caller_alignment) + " bytes");
 }
 
 }  // namespace
@@ -56,8 +62,8 @@ std::int64_t output_length(Kind kind, std::int64_t length) {
 }
 
 template <class T>
-Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning)
-    : kind_(kind), length_(length), batch_(batch) {
+Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning, Threading threading)
+    : kind_(kind), length_(length), batch_(batch), threading_(threading) {
   require(length >= 1, "length must be >= 1, not " + std::to_string(length));
   require(kind != Kind::dct1 || length >= 2, "dct1 length must be >= 2, not " + std::to_string(length));
   require(batch >= 1, "batch must be >= 1, not " + std::to_string(batch));
@@ -66,7 +72,7 @@ Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning plann
   require(
       length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range,
       "length x batch " + std::to_string(length) + " x " + std::to_string(batch) + " exceeds the libraries' int range");
-  engine_ = detail::make_engine<T>(kind, length, batch, planning);
+  engine_ = detail::make_engine<T>(kind, length, batch, planning, threading);
 }
 
 template <class T>
@@ -78,22 +84,22 @@ Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 template <class T>
 void Plan<T>::execute(const View2D<const Complex>& in, const View2D<Complex>& out) const {
-  check_views(kind_, is_complex_to_complex(kind_), length_, batch_, in, out);
+  check_views(kind_, is_complex_to_complex(kind_), length_, batch_, threading_, in, out);
   engine_->run(in.data(), out.data());
 }
 template <class T>
 void Plan<T>::execute(const View2D<const T>& in, const View2D<Complex>& out) const {
-  check_views(kind_, kind_ == Kind::real_forward, length_, batch_, in, out);
+  check_views(kind_, kind_ == Kind::real_forward, length_, batch_, threading_, in, out);
   engine_->run(in.data(), out.data());
 }
 template <class T>
 void Plan<T>::execute(const View2D<const Complex>& in, const View2D<T>& out) const {
-  check_views(kind_, kind_ == Kind::real_backward, length_, batch_, in, out);
+  check_views(kind_, kind_ == Kind::real_backward, length_, batch_, threading_, in, out);
   engine_->run(in.data(), out.data());
 }
 template <class T>
 void Plan<T>::execute(const View2D<const T>& in, const View2D<T>& out) const {
-  check_views(kind_, is_real_to_real(kind_), length_, batch_, in, out);
+  check_views(kind_, is_real_to_real(kind_), length_, batch_, threading_, in, out);
   engine_->run(in.data(), out.data());
 }
 

@@ -211,12 +211,12 @@ class CufftEngine final : public Engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning) {
+std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning, Threading) {
   return std::make_unique<CufftEngine<T>>(kind, length, batch);
 }
 
-template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning);
-template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning);
+template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning, Threading);
+template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning, Threading);
 
 }  // namespace portasolve::fft::detail
 

@@ -20,6 +20,7 @@ class Engine {
 // The engine of the backend Kokkos was built with (fftw_engine.cpp,
 // cufft_engine.cpp, or the error where there is none).
 template <class T>
-std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning);
+std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
+                                       Threading threading);
 
 }  // namespace portasolve::fft::detail

@@ -1,7 +1,10 @@
 // FFTW3 on host backends. Planning is not thread-safe in FFTW (only
 // execution is), so plans are built and destroyed under one mutex; plans are
 // made with FFTW_UNALIGNED so they run on any View's data (new-array
-// execution), and out of place, as Plan guarantees.
+// execution), and out of place, as Plan guarantees. Plans for the calling
+// thread (Threading::caller) are one-threaded and aligned: planned on
+// fftw_malloc'ed arrays, they run on any arrays of caller_alignment, which
+// lets FFTW use its SIMD codelets (2-3x faster than unaligned plans).
 #include <fftw3.h>
 
 #include <mutex>
@@ -120,12 +123,13 @@ class PlanningBuffer {
 template <class T>
 class FftwEngine final : public Engine<T> {
  public:
-  FftwEngine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning) : kind_(kind) {
+  FftwEngine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning, Threading threading) : kind_(kind) {
     const std::int64_t values = 2 * output_length(Kind::real_forward, length) + 2 * length;  // enough for any kind
     PlanningBuffer<T> in(static_cast<std::size_t>(batch * values) * sizeof(T));
     PlanningBuffer<T> out(static_cast<std::size_t>(batch * values) * sizeof(T));
     // The backward real transform may otherwise overwrite its input.
-    const unsigned flags = (planning == Planning::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_UNALIGNED |
+    const unsigned flags = (planning == Planning::measure ? FFTW_MEASURE : FFTW_ESTIMATE) |
+                           (threading == Threading::caller ? 0u : FFTW_UNALIGNED) |
                            (kind == Kind::real_backward ? FFTW_PRESERVE_INPUT : 0u);
     const int n = static_cast<int>(length), count = static_cast<int>(batch);
     using C = typename Fftw<T>::complex;
@@ -134,7 +138,7 @@ class FftwEngine final : public Engine<T> {
     auto* in_real = static_cast<T*>(in.get());
     auto* out_real = static_cast<T*>(out.get());
     std::lock_guard<std::mutex> lock(planner_mutex());
-    use_threads();
+    use_threads(threading);
     switch (kind) {
       case Kind::complex_forward:
         plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_FORWARD, flags);
@@ -190,11 +194,11 @@ class FftwEngine final : public Engine<T> {
  private:
   // Called with the planner mutex held: plans use the host execution
   // space's threads when FFTW was linked with its OpenMP library.
-  static void use_threads() {
+  static void use_threads([[maybe_unused]] Threading threading) {
 #if defined(PORTASOLVE_FFTW_THREADS)
     static const bool initialised = (Fftw<T>::init_threads(), true);
     (void)initialised;
-    Fftw<T>::plan_with_threads(Kokkos::DefaultHostExecutionSpace::concurrency());
+    Fftw<T>::plan_with_threads(threading == Threading::caller ? 1 : Kokkos::DefaultHostExecutionSpace::concurrency());
 #endif
   }
 
@@ -205,12 +209,13 @@ class FftwEngine final : public Engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning) {
-  return std::make_unique<FftwEngine<T>>(kind, length, batch, planning);
+std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
+                                       Threading threading) {
+  return std::make_unique<FftwEngine<T>>(kind, length, batch, planning, threading);
 }
 
-template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning);
-template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning);
+template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning, Threading);
+template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning, Threading);
 
 }  // namespace portasolve::fft::detail
 

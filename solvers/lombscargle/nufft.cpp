@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -103,10 +106,249 @@ SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multi
   return sorted;
 }
 
+// The per-series host path (NufftPlan::host_workers): series are handed out
+// one at a time to the host threads; each spreads its series' samples onto
+// its own grids by scatter (a thread owns its grids whole: no atomics, no
+// sort), transforms them with its own plan and finishes every frequency.
+constexpr bool host_path_available = std::is_same<MemSpace, HostSpace>::value && fft::library_available;
+
+// Above this many bytes of grids per series the host path is not taken:
+// such grids go through the chunked path, whose FFT uses every core on one
+// transform. The choice depends on the grid only, never on how many series
+// come together, so a series' power is the same alone and in any batch.
+constexpr std::size_t host_worker_grid_bytes = std::size_t(8) << 20;
+
+// Smallest even length >= minimum of the form 2^a 3^b 5^c: FFTW transforms
+// them about as fast per point as powers of two, so the grid holds close to
+// twice the modes instead of up to four times.
+[[maybe_unused]] std::int64_t smooth_length(std::int64_t minimum) {
+  std::int64_t best = 2;
+  while (best < minimum) best *= 2;
+  for (std::int64_t p5 = 1; p5 < best; p5 *= 5)
+    for (std::int64_t p3 = p5; p3 < best; p3 *= 3) {
+      std::int64_t length = 2 * p3;
+      while (length < minimum) length *= 2;
+      best = std::min(best, length);
+    }
+  return best;
+}
+
+// The host path's upsampling: grids of 1.5 (not 2) times the modes, with
+// the wider kernel that keeps the tolerance (FINUFFT's rule for an
+// upsampling sigma: w = ceil(ln(1 / tol) / (pi sqrt(1 - 1 / sigma))), beta =
+// 0.97 pi (1 - 1 / (2 sigma)) w). The transforms, most of a short series'
+// cost, shrink by about 40% (20480 -> 15360 points at M = 10^4); spreading
+// grows with w (11 instead of 9 points at float's 1e-8). Where w would pass
+// 16 the host path keeps sigma = 2.
+constexpr double host_upsampling = 1.5;
+
+[[maybe_unused]] SpreadingKernel host_spreading_kernel(double tolerance) {
+  const double sigma = host_upsampling;
+  const int width =
+      std::max(2, static_cast<int>(std::ceil(std::log(1 / tolerance) / (M_PI * std::sqrt(1 - 1 / sigma)))));
+  return SpreadingKernel{width, 0.97 * M_PI * (1 - 0.5 / sigma) * width};
+}
+
+// Window point i of a sample at `position` is first + i, first =
+// floor(position - w/2) + 1, at distance w/2 - 1 - i + xi from it, xi the
+// fraction of position - w/2: its weight phi((w/2 - 1 - i + xi) 2 / w) is a
+// smooth function of xi in [0, 1), which FINUFFT evaluates as a polynomial
+// (Horner, vectorised over the points) instead of an exp and a sqrt per
+// point. Here: degree w + 3 in s = 2 xi - 1, interpolated at Chebyshev nodes
+// in long double; kept only if, with coefficients rounded to T, it is within
+// max(tolerance / 10, 4 eps_T) of phi on a fine sampling.
+constexpr int kernel_points = 16;
+
+template <class T>
+void host_kernel_polynomials(NufftPlan<T>& plan, double tolerance) {
+  const int width = plan.kernel.width, degree = width + 3, count = degree + 1;
+  const long double beta = plan.kernel.beta;
+  const auto phi = [&](long double z) { return std::exp(beta * (std::sqrt(std::max(0.0L, 1 - z * z)) - 1)); };
+  const auto weight = [&](int i, long double s) { return phi((0.5L * width - 1 - i + 0.5L * (s + 1)) * 2 / width); };
+  std::vector<T> coefficients(static_cast<std::size_t>(count * kernel_points), T(0));
+  for (int i = 0; i < width; ++i) {
+    // Vandermonde system at the Chebyshev nodes, by elimination with pivoting.
+    std::vector<std::vector<long double>> a(count, std::vector<long double>(count + 1));
+    for (int j = 0; j < count; ++j) {
+      const long double s = std::cos(3.14159265358979323846264338327950288L * (j + 0.5L) / count);
+      long double power = 1;
+      for (int k = 0; k < count; ++k, power *= s) a[j][k] = power;
+      a[j][count] = weight(i, s);
+    }
+    for (int c = 0; c < count; ++c) {
+      int pivot = c;
+      for (int r = c + 1; r < count; ++r)
+        if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
+      std::swap(a[c], a[pivot]);
+      for (int r = 0; r < count; ++r) {
+        if (r == c) continue;
+        const long double factor = a[r][c] / a[c][c];
+        for (int k = c; k <= count; ++k) a[r][k] -= factor * a[c][k];
+      }
+    }
+    for (int k = 0; k < count; ++k)
+      coefficients[static_cast<std::size_t>(k * kernel_points + i)] = static_cast<T>(a[k][count] / a[k][k]);
+  }
+  const double allowed = std::max(0.1 * tolerance, 4.0 * std::numeric_limits<T>::epsilon());
+  for (int i = 0; i < width; ++i)
+    for (int q = 0; q <= 1000; ++q) {
+      const long double s = -1 + 2.0L * q / 1000;
+      long double value = 0;
+      for (int k = degree; k >= 0; --k)
+        value = value * s + static_cast<long double>(coefficients[static_cast<std::size_t>(k * kernel_points + i)]);
+      if (!(std::fabs(value - weight(i, s)) <= allowed)) return;  // evaluated exactly instead
+    }
+  plan.kernel_polynomials = std::move(coefficients);
+  plan.kernel_degree = degree;
+}
+
+// Adds value x phi((position - l) / (width / 2)) to row[l mod n] for the
+// width grid points l around position (in [0, n)); the weights from the
+// polynomials where there are (degree >= 0), else exactly.
+template <class T>
+inline void scatter(Complex<T>* row, Complex<T>* second, std::int64_t n, double position, int width, T beta,
+                    const T* polynomials, int degree, Complex<T> value, Complex<T> second_value) {
+  const double half = 0.5 * width;
+  const double left = std::floor(position - half);
+  const std::int64_t first = static_cast<std::int64_t>(left) + 1;
+  T weight[kernel_points];
+  if (degree >= 0) {
+    const T s = static_cast<T>(2 * (position - half - left) - 1);
+    for (int i = 0; i < kernel_points; ++i) weight[i] = polynomials[degree * kernel_points + i];
+    for (int k = degree - 1; k >= 0; --k)
+      for (int i = 0; i < kernel_points; ++i) weight[i] = weight[i] * s + polynomials[k * kernel_points + i];
+  } else {
+    const T inverse_half = T(2) / static_cast<T>(width);
+    for (int i = 0; i < width; ++i) {
+      const T z = static_cast<T>(position - static_cast<double>(first + i)) * inverse_half;
+      weight[i] = semicircle_exp(z, beta);
+    }
+  }
+  if (first >= 0 && first + width <= n) {
+    for (int i = 0; i < width; ++i) row[first + i] += weight[i] * value;
+    if (second)
+      for (int i = 0; i < width; ++i) second[first + i] += weight[i] * second_value;
+    return;
+  }
+  for (int i = 0; i < width; ++i) {
+    std::int64_t l = first + i;
+    l = l < 0 ? l + n : (l >= n ? l - n : l);
+    row[l] += weight[i] * value;
+    if (second) second[l] += weight[i] * second_value;
+  }
+}
+
+// The generalized form's finish of one series on the host path. The power
+// is the model's chi^2 reduction, the quadratic form of the centred sums
+// (YC', YS') = (YC - Y C, YS - Y S) in the inverse of the 2 x 2 matrix
+// M = [[CC - C^2, CS - C S], [CS - C S, SS - S^2]]:
+//   p = (SS' YC'^2 - 2 CS' YC' YS' + CC' YS'^2) / det M,
+// what rotating by tau and summing YC_tau^2 / CC_tau + YS_tau^2 / SS_tau
+// computes (CC_tau, SS_tau are M's eigenvalues), with one division and no
+// trigonometry. The conditioning guard is the same: both eigenvalues >= g =
+// 1% of sum w, i.e. trace >= 2 g and det >= g (trace - g); other frequencies
+// are summed directly (NufftFinish's fallback).
+template <class T, bool Weighted, bool FitMean>
+void finish_generalized_on_host(const NufftFinish<T, Weighted, FitMean>& finish, std::int64_t series) {
+  const NufftLayout& layout = finish.layout;
+  const SeriesConstants<T> constants = finish.data.constants(series);
+  const T guard = NufftFinish<T, Weighted, FitMean>::conditioning_guard * constants.w_sum;
+  const T half_w = T(0.5) * constants.w_sum;
+  const std::int64_t n = layout.fft.n;
+  T* power = &finish.data.power(series, 0);
+  const T* correction = finish.correction.data();
+  for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+    const std::int64_t row = finish.rows.first(0, segment, layout.segments);
+    const Complex<T>* z1_row = &finish.grid(row + SumRows::z1, 0);
+    const Complex<T>* z2_row = &finish.grid(row + SumRows::z2, 0);
+    const Complex<T>* z0_row = FitMean ? &finish.grid(row + SumRows::z0, 0) : nullptr;
+    const std::int64_t first_k = segment * layout.modes;
+    const std::int64_t last_k = std::min(first_k + layout.modes, layout.frequencies);
+    for (std::int64_t k = first_k; k < last_k; ++k) {
+      const std::int64_t m = k - first_k - layout.modes / 2;
+      const std::int64_t position = m < 0 ? m + n : m;
+      const T scale = correction[m < 0 ? -m : m];
+      const Complex<T> z1 = z1_row[position], z2 = z2_row[position];
+      T yc = z1.real() * scale, ys = z1.imag() * scale;
+      T cc = half_w + T(0.5) * scale * z2.real(), ss = half_w - T(0.5) * scale * z2.real();
+      T cs = T(0.5) * scale * z2.imag();
+      if constexpr (FitMean) {
+        const Complex<T> z0 = z0_row[position];
+        const T c = z0.real() * scale, s = z0.imag() * scale;
+        cc -= c * c;
+        ss -= s * s;
+        cs -= c * s;
+        yc -= constants.y_sum * c;
+        ys -= constants.y_sum * s;
+      }
+      const T trace = cc + ss, det = cc * ss - cs * cs;
+      if (trace >= 2 * guard && det >= guard * (trace - guard)) {
+        const T p = (ss * yc * yc - 2 * cs * yc * ys + cc * ys * ys) / det;
+        power[k] = generalized_normalization(p, constants, finish.data.kind);
+      } else {
+        finish((series - finish.first_series) * layout.frequencies + k);
+      }
+    }
+  }
+}
+
+template <class T, bool Weighted, bool FitMean>
+void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
+  const NufftLayout& layout = plan.layout;
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  const std::int64_t n = layout.fft.n;
+  const int width = plan.kernel.width;
+  const T beta = static_cast<T>(plan.kernel.beta);
+  const T* polynomials = plan.kernel_polynomials.data();
+  const int degree = plan.kernel_degree;
+  const auto fraction = [](double turns) { return turns - std::floor(turns); };
+  std::atomic<std::int64_t> next{0};
+  const int workers = static_cast<int>(plan.host_workers.size());
+  Kokkos::parallel_for(
+      "lombscargle_nufft_series", Kokkos::RangePolicy<HostExecSpace>(0, workers), [&](const int worker) {
+        const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
+        for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
+          std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
+          const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
+          for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+            const std::int64_t row = plan.rows.first(0, segment, layout.segments);
+            Complex<T>* z1 = &own.grid(row + SumRows::z1, 0);
+            Complex<T>* z2 = &own.grid(row + SumRows::z2, 0);
+            Complex<T>* z0 = FitMean ? &own.grid(row + SumRows::z0, 0) : nullptr;
+            const double centre = layout.centre(segment);
+            for (std::int64_t j = begin; j < end; ++j) {
+              const double t = data.t(j);
+              T c, s;
+              seed_cos_sin(centre * t, c, s);
+              const T w = data.w(j), wy = data.wy(j);
+              scatter(z1, z0, n, static_cast<double>(n) * fraction(layout.step * t), width, beta, polynomials, degree,
+                      Complex<T>(wy * c, wy * s), Complex<T>(w * c, w * s));
+              seed_cos_sin(2 * centre * t, c, s);
+              scatter<T>(z2, nullptr, n, static_cast<double>(n) * fraction(2 * layout.step * t), width, beta,
+                         polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(0));
+            }
+          }
+          own.fft->execute(own.grid, own.spectra);
+          const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
+          if (data.kind.classic)
+            for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+          else
+            finish_generalized_on_host(finish, series);
+        }
+      });
+  HostExecSpace().fence();
+}
+
 constexpr std::size_t grid_budget_bytes = std::size_t(512) << 20;
 
 template <class T, bool Weighted, bool FitMean>
 void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
+  if constexpr (host_path_available) {
+    if (!plan.host_workers.empty()) {
+      run_on_host<T, Weighted, FitMean>(plan, data);
+      return;
+    }
+  }
   const NufftLayout& layout = plan.layout;
   const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
@@ -159,6 +401,21 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
   }
 }
 
+// The kernel's Fourier transform's reciprocal for the plan's modes, on a grid of n.
+template <class T>
+void make_correction(NufftPlan<T>& plan, std::int64_t n) {
+  std::vector<double> nodes, weights;
+  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
+  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
+      plan.layout.modes / 2 + 1);
+  Kokkos::parallel_for(
+      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
+      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
+                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
+                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+}
+
 }  // namespace
 
 template <class T>
@@ -182,11 +439,51 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   layout.segments = (layout.frequencies + layout.modes - 1) / layout.modes;
   std::int64_t n = 64;
   while (n < 2 * layout.modes || n < 4 * plan.kernel.width) n *= 2;
+  const bool fit_mean = data.sums.fit_mean;
+  plan.rows.per_unit = fit_mean ? 3 : 2;
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  if constexpr (host_path_available) {
+    const std::int64_t threads = HostExecSpace().concurrency();
+    const SpreadingKernel kernel = host_spreading_kernel(nufft_tolerance<T>(options));
+    const bool upsampled_less = kernel.width <= 16;
+    const SpreadingKernel host_kernel = upsampled_less ? kernel : plan.kernel;
+    const auto least_n = static_cast<std::int64_t>(
+        std::ceil((upsampled_less ? host_upsampling : 2.0) * static_cast<double>(layout.modes)));
+    const std::int64_t host_n = smooth_length(std::max<std::int64_t>(least_n, 4 * host_kernel.width));
+    const std::int64_t rows = layout.segments * plan.rows.per_unit;
+    const auto allocate = [&](const char* label) {
+      return ComplexRows<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, host_n);
+    };
+    const auto aligned = [](const ComplexRows<T>& view) {
+      return reinterpret_cast<std::uintptr_t>(view.data()) % fft::caller_alignment == 0;
+    };
+    std::vector<typename NufftPlan<T>::HostWorker> workers;
+    if (static_cast<std::size_t>(rows * host_n) * sizeof(Complex<T>) <= host_worker_grid_bytes)
+      for (std::int64_t k = 0; k < std::min(threads, series_count); ++k) {
+        workers.push_back({allocate("lombscargle_nufft_grid"), allocate("lombscargle_nufft_spectra"), nullptr});
+        // The one-threaded plans need aligned Views (Kokkos' allocations are);
+        // else the chunked path below, whose plan takes any.
+        if (!aligned(workers.back().grid) || !aligned(workers.back().spectra)) {
+          workers.clear();
+          break;
+        }
+      }
+    if (!workers.empty()) {
+      layout.fft = fft_shape(host_n, static_cast<int>(host_n));
+      plan.kernel = host_kernel;
+      for (auto& worker : workers)
+        worker.fft = std::make_shared<const fft::Plan<T>>(fft::Kind::complex_backward, host_n, rows,
+                                                          fft::Planning::estimate, fft::Threading::caller);
+      plan.host_workers = std::move(workers);
+      plan.chunk_series = 1;
+      make_correction(plan, host_n);
+      host_kernel_polynomials(plan, nufft_tolerance<T>(options));
+      return plan;
+    }
+  }
   // The library's spectra come in natural order: one level, no transposed positions.
   layout.fft = fft::library_available ? fft_shape(n, static_cast<int>(n)) : fft_shape(n, team_length);
 
-  const bool fit_mean = data.sums.fit_mean;
-  plan.rows.per_unit = fit_mean ? 3 : 2;
   const HostSamples<T> host = to_host(data);
   plan.once = sort_samples(host, grid.step, 1, n, "lombscargle_nufft_once");
   plan.twice = sort_samples(host, grid.step, 2, n, "lombscargle_nufft_twice");
@@ -199,7 +496,6 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
   plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
 
-  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
   const std::size_t per_series =
       static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
   // The library transforms out of place: the budget holds the grids and their spectra.
@@ -220,16 +516,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
     std::fill(series_of.begin() + plan.offsets[s], series_of.begin() + plan.offsets[s + 1], static_cast<int>(s));
   plan.series_of = upload<Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>>("lombscargle_nufft_series", series_of);
 
-  std::vector<double> nodes, weights;
-  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
-  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
-      layout.modes / 2 + 1);
-  Kokkos::parallel_for(
-      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
-      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
-                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
-                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+  make_correction(plan, n);
   plan.twiddle = twiddle_table<T>(team_length);
   return plan;
 }

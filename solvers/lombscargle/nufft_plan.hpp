@@ -30,6 +30,23 @@ struct NufftPlan {
   ComplexRows<T> spectra;
   SumRows rows;
   std::int64_t chunk_series;  // series whose grids are held at once
+
+  // Host backends with the FFT library, grids of up to a few MiB per series
+  // (nufft.cpp): each host thread takes whole series, one at a time, through
+  // its own grid, spectra and one-threaded plan (cache-sized, so no pass over
+  // a chunk's grids in memory), spreading by scatter with no sort. Then the
+  // fields above from `once` to `spectra` stay empty.
+  struct HostWorker {
+    ComplexRows<T> grid, spectra;  // (segment x sum, n)
+    std::shared_ptr<const fft::Plan<T>> fft;
+  };
+  std::vector<HostWorker> host_workers;
+  // The kernel's values at the window's points as polynomials in the
+  // position's fraction (nufft.cpp, host_kernel_polynomials): coefficient k
+  // of point i at [k * 16 + i]; empty where they miss the tolerance (the
+  // kernel is then evaluated exactly).
+  std::vector<T> kernel_polynomials;
+  int kernel_degree = -1;
 };
 
 // Sorts the samples by grid position, tabulates the correction and the

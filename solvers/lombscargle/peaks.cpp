@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/profiling.hpp"
 
@@ -92,6 +93,53 @@ struct SelectPeaks {
   }
 };
 
+// Host backends: one pass per series, by one thread, keeping the best point
+// and the highest `count` local maxima so far in the same order (power
+// descending, index ascending: a later point enters only when strictly
+// higher than the one it displaces), which the team kernel's repeated
+// selections read the row 2 (1 + count) times for. The same answers.
+template <class T>
+struct HostPeaks {
+  static constexpr std::size_t max_count = 32;
+  View2D<T> power;
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> index;
+  Kokkos::View<T**, Kokkos::LayoutRight, MemSpace> value;
+  std::int64_t count;
+  T not_a_number;
+
+  static bool finite(T v) { return v == v && v - v == T(0); }
+
+  void operator()(const std::int64_t s) const {
+    const std::int64_t m = static_cast<std::int64_t>(power.extent(1));
+    const T* row = &power(s, 0);
+    std::int64_t best = none;
+    T best_value = not_a_number;
+    T top_value[max_count];
+    std::int64_t top_index[max_count];
+    std::int64_t found = 0;
+    for (std::int64_t k = 0; k < m; ++k) {
+      const T p = row[k];
+      if (!finite(p)) continue;
+      if (best == none || p > best_value) best = k, best_value = p;
+      if ((k > 0 && !(p >= row[k - 1])) || (k + 1 < m && !(p >= row[k + 1]))) continue;
+      if (found == count && !(p > top_value[count - 1])) continue;
+      std::int64_t at = found < count ? found++ : count - 1;
+      for (; at > 0 && p > top_value[at - 1]; --at) {
+        top_value[at] = top_value[at - 1];
+        top_index[at] = top_index[at - 1];
+      }
+      top_value[at] = p;
+      top_index[at] = k;
+    }
+    index(s, 0) = best;
+    value(s, 0) = best_value;
+    for (std::int64_t q = 0; q < count; ++q) {
+      index(s, 1 + q) = q < found ? top_index[q] : none;
+      value(s, 1 + q) = q < found ? top_value[q] : not_a_number;
+    }
+  }
+};
+
 }  // namespace
 
 template <class T>
@@ -108,7 +156,17 @@ PeakTable find_peaks(const View2D<T>& power, std::size_t count) {
                         -std::numeric_limits<T>::infinity(),
                         std::numeric_limits<T>::quiet_NaN(),
                         std::numeric_limits<std::int64_t>::max()};
-  if (series > 0 && power.extent(1) > 0)
+  bool on_host = false;
+  if constexpr (std::is_same<MemSpace, HostSpace>::value) {
+    if (series > 0 && power.extent(1) > 0 && count > 0 && count <= HostPeaks<T>::max_count) {
+      Kokkos::parallel_for("lombscargle/peaks",
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, series),
+                           HostPeaks<T>{power, select.index, select.value, static_cast<std::int64_t>(count),
+                                        std::numeric_limits<T>::quiet_NaN()});
+      on_host = true;
+    }
+  }
+  if (!on_host && series > 0 && power.extent(1) > 0)
     Kokkos::parallel_for("lombscargle/peaks", Kokkos::TeamPolicy<ExecSpace>(series, Kokkos::AUTO), select);
   const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), select.index);
   const auto value = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), select.value);

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <type_traits>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/errors.hpp"
 #include "core/host_threads.hpp"
@@ -16,6 +21,23 @@
 namespace portasolve::lombscargle {
 
 namespace {
+
+// Host backends on Linux: the power array (series x frequency, written once
+// by the kernels, 40 KB per float series of 10^4 frequencies) is first
+// touched by the kernels; in 4 KiB pages a survey chunk takes a page fault
+// per 1000 values, which on a virtual machine cost more than the NUFFT's
+// transforms. Transparent huge pages where the system grants them on
+// request (its setting "madvise"): 512 times fewer faults.
+void ask_for_huge_pages([[maybe_unused]] void* data, [[maybe_unused]] std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if constexpr (std::is_same<MemSpace, HostSpace>::value) {
+    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint: errors ignored
+  }
+#endif
+}
 
 // Below this many series per thread, a host thread costs more than it saves.
 constexpr std::size_t series_per_host_thread = 256;
@@ -291,6 +313,7 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.frequency = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_frequency", grid.values);
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
+  ask_for_huge_pages(data.power.data(), data.power.span() * sizeof(T));
   data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
   data.sums = options.form == Form::classic ? SumsKind{classic_weighted(batch, options), options.floating_mean}
                                             : SumsKind{true, options.fit_mean};

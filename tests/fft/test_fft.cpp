@@ -3,10 +3,12 @@
 // spread up to 1000 (primes, powers of two, and products of small primes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fft/fft.hpp"
@@ -232,6 +234,45 @@ TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
   const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(host(b, j) / T(2 * (n + 1)), host_in(b, j), 10 * tolerance<T>());
+}
+
+// A plan for the calling thread (one-threaded, aligned: FFTW's SIMD paths)
+// transforms as the default plan does, and refuses Views off its alignment.
+TEST(Fft, PlansForTheCallingThreadMatchAndNeedAlignedViews) {
+  using C = Kokkos::complex<float>;
+  for (const std::int64_t n : {std::int64_t(210), std::int64_t(1000), std::int64_t(20480)}) {
+    View2D<C> in("in", batch, n), expected("expected", batch, n);
+    auto host_in = Kokkos::create_mirror_view(in);
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::uniform_real_distribution<float> value(-1, 1);
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t j = 0; j < n; ++j) host_in(b, j) = C(value(rng), value(rng));
+    Kokkos::deep_copy(in, host_in);
+    Plan<float>(Kind::complex_backward, n, batch).execute(in, expected);
+    const auto host_expected = Kokkos::create_mirror_view_and_copy(HostSpace(), expected);
+    const Plan<float> plan(Kind::complex_backward, n, batch, Planning::estimate, Threading::caller);
+    View2D<C> out("out", batch, n);
+    plan.execute(in, out);
+    const auto host_out = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    double worst = 0, scale = 0;
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t k = 0; k < n; ++k) {
+        worst = std::max(worst, static_cast<double>(Kokkos::abs(host_out(b, k) - host_expected(b, k))));
+        scale = std::max(scale, static_cast<double>(Kokkos::abs(host_expected(b, k))));
+      }
+    EXPECT_LT(worst / scale, 1e-6) << n;
+  }
+  if (std::string(library_name()) != "FFTW3") return;  // cuFFT ignores the threading
+  const Plan<double> plan(Kind::complex_forward, 8, 2, Planning::estimate, Threading::caller);
+  View1D<Kokkos::complex<double>> storage("storage", 2 * 8 + 1);
+  View2D<Kokkos::complex<double>> out("out", 2, 8);
+  const View2D<Kokkos::complex<double>> shifted(storage.data() + 1, 2, 8);
+  try {
+    plan.execute(shifted, out);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("aligned to 64 bytes"), std::string::npos) << error.what();
+  }
 }
 
 TEST(Fft, BadArgumentsAreNamed) {
