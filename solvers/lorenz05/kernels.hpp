@@ -1,10 +1,13 @@
 #pragma once
 // The ensemble layouts' kernels: the flat layout's sub-stage functor (one
-// launch per sub-stage over every member's points) and the team layout's
-// whole-window functor (a member per team, stage state in team scratch).
+// launch per sub-stage over every member's points), the team layout's
+// whole-window functor (a member per team, stage state in team scratch) and
+// the vector layout's (a member per thread, points in SIMD lanes).
+#include <algorithm>
 #include <cstdint>
 
 #include "core/spaces.hpp"
+#include "solvers/lorenz05/lanes.hpp"
 #include "solvers/lorenz05/tendency.hpp"
 
 namespace portasolve::lorenz05 {
@@ -108,6 +111,111 @@ struct TeamSteps {
           input(i) = RungeKutta<T>::finish_stage(stage, rate(i), increment(e, i), z(e, i));
         });
         team.team_barrier();
+      }
+    }
+  }
+};
+
+// One thread per member (a team of one) for a whole window of steps, each
+// sub-stage a loop over the row in blocks of `lanes` consecutive points run
+// as Lanes (the points after the last whole block one at a time): the same
+// per-point code, so the same numbers as the other layouts, with a block's
+// points in SIMD lanes where the others compute a point per thread. The
+// stage input, the large scale and W are kept with `halo` wrapped copies at
+// both ends of the row, so that a block reads consecutive values where the
+// other layouts wrap each index; they, the rates and the accumulated
+// increment live in the thread's scratch, z in the states. For CPUs: a GPU
+// runs it correctly but with one thread per member.
+template <class T>
+struct VectorSteps {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = Policy::member_type;
+  using Scratch = Kokkos::View<T*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // 64 bytes of points per block: 8 doubles or 16 floats, four SSE2 registers
+  // (two AVX ones) of independent chains per sum, which keeps the adders busy
+  // and the block's live values within the 16 vector registers.
+  static constexpr int lanes = 64 / static_cast<int>(sizeof(T));
+  using Block = Lanes<T, lanes>;
+  static constexpr int scratch_level = 1;  // a row plus halos exceeds level 0 (L1-sized) on hosts
+
+  Coefficients<T> co;
+  View2D<T> z;
+  std::int64_t steps;
+
+  // The farthest any sum reaches from its point: W at i - 2K, X at i + K + J,
+  // Z at i +- I and i - 2.
+  static int halo(const Coefficients<T>& co) { return std::max({2 * co.k, co.k + co.half, co.smooth_steps, 2}); }
+  static int padded_arrays(const Coefficients<T>& co) { return co.two_scale() ? 3 : 2; }  // input, large, W
+  static std::size_t scratch_bytes(const Coefficients<T>& co) {
+    return static_cast<std::size_t>(padded_arrays(co)) * Scratch::shmem_size(co.n + 2 * halo(co)) +
+           2 * Scratch::shmem_size(co.n);  // rates, increment
+  }
+
+  // The row's wrapped copies: row[h + m] = row[h + (m mod n)] for m in
+  // [-h, 0) and [n, n + h), the source stepped along (h may exceed n) where a
+  // division per copy would cost as much as a few points' sums.
+  KOKKOS_INLINE_FUNCTION void wrap_ends(T* row, const int h) const {
+    const int n = co.n;
+    for (int m = -1, from = n - 1; m >= -h; --m, from = from == 0 ? n - 1 : from - 1) row[h + m] = row[h + from];
+    for (int m = n, from = 0; m < n + h; ++m, from = from == n - 1 ? 0 : from + 1) row[h + m] = row[h + from];
+  }
+
+  // A reader of a padded row (its point 0 at `origin`), as scalars or blocks.
+  template <class Value>
+  struct Read {
+    const T* origin;
+    KOKKOS_INLINE_FUNCTION Value operator()(const int q) const { return load_lanes<Value>(origin + q); }
+  };
+
+  // The rows of one member's scratch, each pointing at its point 0.
+  struct Rows {
+    T *input, *large, *average, *rate, *increment;
+  };
+
+  template <class Value>
+  KOKKOS_INLINE_FUNCTION void at(SmoothStage, const int i, const Rows& r) const {
+    store_lanes(large_scale(co, PaddedIndex{}, i, Read<Value>{r.input}), r.large + i);
+  }
+  template <class Value>
+  KOKKOS_INLINE_FUNCTION void at(AverageStage, const int i, const Rows& r) const {
+    store_lanes(average_w(co, PaddedIndex{}, i, Read<Value>{r.large}), r.average + i);
+  }
+  template <class Value>
+  KOKKOS_INLINE_FUNCTION void at(RateStage, const int i, const Rows& r) const {
+    const Value k =
+        co.dt * tendency(co, PaddedIndex{}, i, Read<Value>{r.input}, Read<Value>{r.large}, Read<Value>{r.average});
+    store_lanes(k, r.rate + i);
+  }
+  // A sub-stage over the row: whole blocks, then the rest point by point.
+  template <class Phase>
+  KOKKOS_INLINE_FUNCTION void over_row(const Phase phase, const Rows& r) const {
+    int i = 0;
+    for (; i + lanes <= co.n; i += lanes) at<Block>(phase, i, r);
+    for (; i < co.n; ++i) at<T>(phase, i, r);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int e = team.league_rank(), n = co.n, h = halo(co);
+    const Scratch input_row(team.team_scratch(scratch_level), n + 2 * h);
+    const Scratch average_row(team.team_scratch(scratch_level), n + 2 * h);
+    const Scratch large_row = co.two_scale() ? Scratch(team.team_scratch(scratch_level), n + 2 * h) : input_row;
+    const Scratch rate(team.team_scratch(scratch_level), n), increment(team.team_scratch(scratch_level), n);
+    const Rows r{input_row.data() + h, large_row.data() + h, average_row.data() + h, rate.data(), increment.data()};
+    T* const state = &z(e, 0);
+    for (int i = 0; i < n; ++i) r.input[i] = state[i];
+    wrap_ends(input_row.data(), h);
+    for (std::int64_t step = 0; step < steps; ++step) {
+      for (int stage = 0; stage < 4; ++stage) {
+        if (co.two_scale()) {
+          over_row(SmoothStage{}, r);
+          wrap_ends(large_row.data(), h);
+        }
+        over_row(AverageStage{}, r);
+        wrap_ends(average_row.data(), h);
+        over_row(RateStage{}, r);
+        for (int i = 0; i < n; ++i)
+          r.input[i] = RungeKutta<T>::finish_stage(stage, r.rate[i], r.increment[i], state[i]);
+        wrap_ends(input_row.data(), h);
       }
     }
   }
