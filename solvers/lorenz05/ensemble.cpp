@@ -103,15 +103,11 @@ void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
     throw std::invalid_argument("lorenz05: states have " + std::to_string(states.extent(1)) + " points, the model " +
                                 std::to_string(s.co.n));
   if (members == 0 || steps <= 0) return;
-  const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);
-  if (s.layout == Layout::vector) {
-    using Policy = typename VectorSteps<T>::Policy;
-    const Policy policy =
-        Policy(members, 1)
-            .set_scratch_size(VectorSteps<T>::scratch_level, Kokkos::PerTeam(VectorSteps<T>::scratch_bytes(s.co)));
-    Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T>{s.co, states, steps});
+  if (s.layout == Layout::vector) {  // its increment stays in thread scratch
+    advance_vector(s.co, states, steps);
     return;
   }
+  const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);
   if (s.layout == Layout::team) {
     using Policy = typename TeamSteps<T>::Policy;
     const int team = host_execution ? 1 : std::min(256, ((s.co.n + 31) / 32) * 32);

@@ -221,4 +221,9 @@ struct VectorSteps {
   }
 };
 
+// Launches VectorSteps over the rows of `states`: in vector_steps.cpp, the
+// one file compiled without GCC's loop vectoriser (CMakeLists.txt says why).
+template <class T>
+void advance_vector(const Coefficients<T>& co, const View2D<T>& states, std::int64_t steps);
+
 }  // namespace portasolve::lorenz05
