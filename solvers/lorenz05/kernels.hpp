@@ -21,9 +21,11 @@ struct RungeKutta {
     return stage == 0 || stage == 3 ? T(1) / T(6) : T(1) / T(3);
   }
   // The pointwise end of a stage: updates the accumulated increment and z
-  // (last stage), returns the next stage's input at this point.
-  KOKKOS_INLINE_FUNCTION static T finish_stage(const int stage, const T k, T& increment, T& z) {
-    const T weighted = k * increment_weight(stage);
+  // (last stage), returns the next stage's input at this point (or points:
+  // Value T or Lanes<T, B>).
+  template <class Value>
+  KOKKOS_INLINE_FUNCTION static Value finish_stage(const int stage, const Value k, Value& increment, Value& z) {
+    const Value weighted = k * increment_weight(stage);
     if (stage == 0) {
       increment = weighted;
     } else if (stage < 3) {
@@ -169,7 +171,7 @@ struct VectorSteps {
 
   // The rows of one member's scratch, each pointing at its point 0.
   struct Rows {
-    T *input, *large, *average, *rate, *increment;
+    T *input, *large, *average, *rate, *increment, *state;
   };
 
   template <class Value>
@@ -179,6 +181,17 @@ struct VectorSteps {
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(AverageStage, const int i, const Rows& r) const {
     store_lanes(average_w(co, PaddedIndex{}, i, Read<Value>{r.large}), r.average + i);
+  }
+  struct FinishStage {
+    int stage;
+  };
+  template <class Value>
+  KOKKOS_INLINE_FUNCTION void at(const FinishStage finish, const int i, const Rows& r) const {
+    Value increment = load_lanes<Value>(r.increment + i), state = load_lanes<Value>(r.state + i);
+    const Value input = RungeKutta<T>::finish_stage(finish.stage, load_lanes<Value>(r.rate + i), increment, state);
+    store_lanes(increment, r.increment + i);
+    store_lanes(state, r.state + i);
+    store_lanes(input, r.input + i);
   }
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(RateStage, const int i, const Rows& r) const {
@@ -200,9 +213,9 @@ struct VectorSteps {
     const Scratch average_row(team.team_scratch(scratch_level), n + 2 * h);
     const Scratch large_row = co.two_scale() ? Scratch(team.team_scratch(scratch_level), n + 2 * h) : input_row;
     const Scratch rate(team.team_scratch(scratch_level), n), increment(team.team_scratch(scratch_level), n);
-    const Rows r{input_row.data() + h, large_row.data() + h, average_row.data() + h, rate.data(), increment.data()};
-    T* const state = &z(e, 0);
-    for (int i = 0; i < n; ++i) r.input[i] = state[i];
+    const Rows r{input_row.data() + h, large_row.data() + h, average_row.data() + h,
+                 rate.data(),          increment.data(),     &z(e, 0)};
+    for (int i = 0; i < n; ++i) r.input[i] = r.state[i];
     wrap_ends(input_row.data(), h);
     for (std::int64_t step = 0; step < steps; ++step) {
       for (int stage = 0; stage < 4; ++stage) {
@@ -213,8 +226,7 @@ struct VectorSteps {
         over_row(AverageStage{}, r);
         wrap_ends(average_row.data(), h);
         over_row(RateStage{}, r);
-        for (int i = 0; i < n; ++i)
-          r.input[i] = RungeKutta<T>::finish_stage(stage, r.rate[i], r.increment[i], state[i]);
+        over_row(FinishStage{stage}, r);
         wrap_ends(input_row.data(), h);
       }
     }

@@ -53,6 +53,11 @@ struct Lanes {
     for (int b = 0; b < B; ++b) r.lane[b] = a.lane[b] + s;
     return r;
   }
+  KOKKOS_INLINE_FUNCTION friend Lanes operator*(const Lanes& a, const T s) {
+    Lanes r;
+    for (int b = 0; b < B; ++b) r.lane[b] = a.lane[b] * s;
+    return r;
+  }
   KOKKOS_INLINE_FUNCTION friend Lanes operator*(const T s, const Lanes& a) {
     Lanes r;
     for (int b = 0; b < B; ++b) r.lane[b] = s * a.lane[b];

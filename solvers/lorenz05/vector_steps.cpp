@@ -9,7 +9,8 @@ void advance_vector(const Coefficients<T>& co, const View2D<T>& states, const st
   using Policy = typename VectorSteps<T>::Policy;
   const int members = static_cast<int>(states.extent(0));
   const Policy policy =
-      Policy(members, 1).set_scratch_size(VectorSteps<T>::scratch_level, Kokkos::PerTeam(VectorSteps<T>::scratch_bytes(co)));
+      Policy(members, 1)
+          .set_scratch_size(VectorSteps<T>::scratch_level, Kokkos::PerTeam(VectorSteps<T>::scratch_bytes(co)));
   Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T>{co, states, steps});
 }
 
