@@ -3,7 +3,6 @@
 // launch per sub-stage over every member's points), the team layout's
 // whole-window functor (a member per team, stage state in team scratch) and
 // the vector layout's (a member per thread, points in SIMD lanes).
-#include <algorithm>
 #include <cstdint>
 
 #include "core/spaces.hpp"
@@ -146,7 +145,11 @@ struct VectorSteps {
 
   // The farthest any sum reaches from its point: W at i - 2K, X at i + K + J,
   // Z at i +- I and i - 2.
-  static int halo(const Coefficients<T>& co) { return std::max({2 * co.k, co.k + co.half, co.smooth_steps, 2}); }
+  KOKKOS_INLINE_FUNCTION static int halo(const Coefficients<T>& co) {
+    const int w_reach = 2 * co.k, x_reach = co.k + co.half, z_reach = co.smooth_steps > 2 ? co.smooth_steps : 2;
+    const int reach = w_reach > x_reach ? w_reach : x_reach;
+    return reach > z_reach ? reach : z_reach;  // (std::max is host-only on some device compilers)
+  }
   static int padded_arrays(const Coefficients<T>& co) { return co.two_scale() ? 3 : 2; }  // input, large, W
   static std::size_t scratch_bytes(const Coefficients<T>& co) {
     return static_cast<std::size_t>(padded_arrays(co)) * Scratch::shmem_size(co.n + 2 * halo(co)) +
@@ -209,10 +212,10 @@ struct VectorSteps {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int e = team.league_rank(), n = co.n, h = halo(co);
-    const Scratch input_row(team.team_scratch(scratch_level), n + 2 * h);
-    const Scratch average_row(team.team_scratch(scratch_level), n + 2 * h);
-    const Scratch large_row = co.two_scale() ? Scratch(team.team_scratch(scratch_level), n + 2 * h) : input_row;
-    const Scratch rate(team.team_scratch(scratch_level), n), increment(team.team_scratch(scratch_level), n);
+    const auto& scratch = team.team_scratch(int(scratch_level));  // a copy: device code cannot bind the static member
+    const Scratch input_row(scratch, n + 2 * h), average_row(scratch, n + 2 * h);
+    const Scratch large_row = co.two_scale() ? Scratch(scratch, n + 2 * h) : input_row;
+    const Scratch rate(scratch, n), increment(scratch, n);
     const Rows r{input_row.data() + h, large_row.data() + h, average_row.data() + h,
                  rate.data(),          increment.data(),     &z(e, 0)};
     for (int i = 0; i < n; ++i) r.input[i] = r.state[i];
