@@ -132,10 +132,11 @@ struct VectorSteps {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   using Scratch = Kokkos::View<T*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  // 64 bytes of points per block: 8 doubles or 16 floats, four SSE2 registers
-  // (two AVX ones) of independent chains per sum, which keeps the adders busy
-  // and the block's live values within the 16 vector registers.
-  static constexpr int lanes = 64 / static_cast<int>(sizeof(T));
+  // 8 points per block: in double four SSE2 registers (two AVX ones) of
+  // independent chains per sum, which keeps the adders busy and the block's
+  // live values within the 16 vector registers; 4 and 16 were slower. In
+  // float too: GCC assembles 16 lanes from scalar loads (1.7x slower).
+  static constexpr int lanes = 8;
   using Block = Lanes<T, lanes>;
   static constexpr int scratch_level = 1;  // a row plus halos exceeds level 0 (L1-sized) on hosts
 

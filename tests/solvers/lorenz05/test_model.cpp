@@ -130,7 +130,7 @@ TEST(Lorenz05Model, LayoutsAgreeAndMembersEqualSingleRuns) {
 // against the team and flat layouts: the same numbers bit for bit on hosts,
 // where all three run the same operations in the same order per point (GPUs
 // may contract multiply-adds differently per kernel). Sizes with and without
-// a partial last block (8 doubles, 16 floats), K odd and even, the halo
+// a partial last block (8 points), K odd and even, the halo
 // longer than the row (K = N), model III at DART's N = 960.
 template <class T>
 void expect_vector_layout_matches(const ModelParameters& p, int members, std::int64_t steps) {
