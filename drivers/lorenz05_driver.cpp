@@ -48,7 +48,10 @@ void add_lorenz05_schema(config::Schema& schema) {
       .at_least(0);
   schema.add("lorenz05.steps", Kind::Integer, "RK4 steps integrated").default_value(1000).at_least(0);
   schema.add("lorenz05.output_every", Kind::Integer, "steps between snapshots").default_value(100).at_least(1);
-  schema.add("lorenz05.layout", Kind::Choice, "team (a member per team, steps in one launch), flat, or automatic")
+  schema
+      .add("lorenz05.layout", Kind::Choice,
+           "team (a member per team, steps in one launch), flat, vector (a member per thread, points in SIMD "
+           "lanes: CPUs), or automatic")
       .choices(lz::layout_names())
       .default_value("automatic");
   schema.add("ensemble.members", Kind::Integer, "E, members integrated together")

@@ -15,7 +15,7 @@
 namespace portasolve::lorenz05 {
 
 const std::vector<std::string>& layout_names() {
-  static const std::vector<std::string> names{"automatic", "team", "flat"};
+  static const std::vector<std::string> names{"automatic", "team", "flat", "vector"};
   return names;
 }
 Layout layout_from_name(const std::string& name) {
@@ -69,7 +69,20 @@ Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : state_
                       "layout team: a member's stage state (" + std::to_string(TeamSteps<T>::scratch_bytes(co)) +
                           " bytes for N = " + std::to_string(co.n) + ") exceeds the team scratch of this backend (" +
                           std::to_string(limit) + " bytes); use layout flat");
-  s.layout = layout == Layout::automatic ? (fits ? Layout::team : Layout::flat) : layout;
+  const std::size_t vector_limit =
+      static_cast<std::size_t>(VectorSteps<T>::Policy::scratch_size_max(VectorSteps<T>::scratch_level));
+  const bool vector_fits = VectorSteps<T>::scratch_bytes(co) <= vector_limit;
+  if (layout == Layout::vector && !vector_fits)
+    throw OptionError("layout",
+                      "layout vector: a member's stage state (" + std::to_string(VectorSteps<T>::scratch_bytes(co)) +
+                          " bytes for N = " + std::to_string(co.n) + ") exceeds the thread scratch of this backend (" +
+                          std::to_string(vector_limit) + " bytes); use layout flat");
+  // Hosts: the vector layout (a member per thread, points in SIMD lanes);
+  // GPUs: a thread per point, in a team per member where it fits.
+  if (layout == Layout::automatic)
+    s.layout = host_execution && vector_fits ? Layout::vector : fits ? Layout::team : Layout::flat;
+  else
+    s.layout = layout;
 }
 
 template <class T>
@@ -90,6 +103,10 @@ void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
     throw std::invalid_argument("lorenz05: states have " + std::to_string(states.extent(1)) + " points, the model " +
                                 std::to_string(s.co.n));
   if (members == 0 || steps <= 0) return;
+  if (s.layout == Layout::vector) {  // its increment stays in thread scratch
+    advance_vector(s.co, states, steps);
+    return;
+  }
   const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);
   if (s.layout == Layout::team) {
     using Policy = typename TeamSteps<T>::Policy;

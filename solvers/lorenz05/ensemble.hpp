@@ -6,8 +6,12 @@
 // and runs many steps per launch, barriers between the RK stages (nothing
 // returns to the host between steps); `flat`: one kernel per sub-stage
 // (smooth, average, rate) over all members' points, the straightforward GPU
-// port and the benchmarks' baseline. Both give the same numbers (the same
-// operations in the same order). `automatic` picks team when the scratch fits.
+// port and the benchmarks' baseline; `vector`: one thread per member for
+// many steps per launch, each sub-stage computing a block of consecutive
+// points at once in SIMD lanes (for CPUs, where the others compute a point at
+// a time: each point's sums are chains of dependent adds). All give the same
+// numbers (the same operations in the same order per point). `automatic`
+// picks vector on host backends, team on GPUs when the scratch fits, else flat.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,16 +22,16 @@
 
 namespace portasolve::lorenz05 {
 
-enum class Layout { automatic, team, flat };
-const std::vector<std::string>& layout_names();  // automatic, team, flat
+enum class Layout { automatic, team, flat, vector };
+const std::vector<std::string>& layout_names();  // automatic, team, flat, vector
 Layout layout_from_name(const std::string& name);
 std::string name_of(Layout layout);
 
 template <class T>
 class Ensemble {
  public:
-  // Throws std::invalid_argument for bad parameters, or `team` when a
-  // member's stage state does not fit the backend's team scratch.
+  // Throws std::invalid_argument for bad parameters, or `team` (`vector`)
+  // when a member's stage state does not fit the backend's team (thread) scratch.
   Ensemble(const ModelParameters& parameters, Layout layout);
   ~Ensemble();
   Ensemble(Ensemble&&) noexcept;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/grid_range.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 #include "tests/solvers/lorenz05/reference.hpp"
@@ -103,7 +105,7 @@ TEST(Lorenz05Model, EveryModelAndLayoutMatchesHostReference) {
     double scale = 0;
     for (const auto& member : expected)
       for (double v : member) scale = std::max(scale, std::fabs(v));
-    for (const Layout layout : {Layout::team, Layout::flat}) {
+    for (const Layout layout : {Layout::team, Layout::flat, Layout::vector}) {
       EXPECT_LT(max_difference(run<double>(p, start, 30, layout), expected), 1e-11 * scale)
           << "model " << p.model << " K " << p.K << " " << name_of(layout);
       EXPECT_LT(max_difference(run<float>(p, start, 30, layout), expected), 2e-4 * scale)
@@ -124,6 +126,49 @@ TEST(Lorenz05Model, LayoutsAgreeAndMembersEqualSingleRuns) {
   }
 }
 
+// The vector layout (blocks of points in SIMD lanes, rows with wrapped ends)
+// against the team and flat layouts: the same numbers bit for bit on hosts,
+// where all three run the same operations in the same order per point (GPUs
+// may contract multiply-adds differently per kernel). Sizes with and without
+// a partial last block (8 points), K odd and even, the halo
+// longer than the row (K = N), model III at DART's N = 960.
+template <class T>
+void expect_vector_layout_matches(const ModelParameters& p, int members, std::int64_t steps) {
+  std::vector<std::vector<double>> start;
+  for (int e = 0; e < members; ++e) start.push_back(noisy_state(p, 40 + e));
+  const auto vector = run<T>(p, start, steps, Layout::vector);
+  for (const Layout layout : {Layout::team, Layout::flat}) {
+    const auto other = run<T>(p, start, steps, layout);
+    if constexpr (host_execution) {
+      bool same = true;
+      for (std::size_t e = 0; e < vector.size(); ++e)
+        for (std::size_t i = 0; i < vector[e].size(); ++i)
+          same = same && std::memcmp(&vector[e][i], &other[e][i], sizeof(double)) == 0;
+      EXPECT_TRUE(same) << "model " << p.model << " N " << p.model_size << " K " << p.K << " I " << p.smooth_steps
+                        << " vs " << name_of(layout) << (sizeof(T) == 4 ? " (float)" : "") << ", max difference "
+                        << max_difference(vector, other);
+    } else {
+      EXPECT_LT(max_difference(vector, other), sizeof(T) == 4 ? 1e-3 : 1e-10) << name_of(layout);
+    }
+  }
+}
+
+TEST(Lorenz05Model, VectorLayoutMatchesTeamAndFlatBitForBit) {
+  const std::vector<ModelParameters> models{
+      lorenz96_defaults(),          model(1, 37, 1, 0, 0.05, 8),    model(2, 120, 8, 0, 0.01, 12),
+      model(2, 91, 7, 0, 0.01, 12), model(3, 150, 5, 4, 0.002, 15), model(3, 61, 4, 3, 0.002, 15),
+      model(2, 12, 12, 0, 0.01, 8), model(3, 243, 10, 7, 0.002, 15)};
+  for (const ModelParameters& p : models) {
+    expect_vector_layout_matches<double>(p, 3, 40);
+    expect_vector_layout_matches<float>(p, 3, 40);
+  }
+  const ModelParameters three = model_three_defaults();  // N = 960, K = 32, I = 12
+  expect_vector_layout_matches<double>(three, 5, 20);
+  expect_vector_layout_matches<float>(three, 5, 20);
+  expect_vector_layout_matches<double>(lorenz96_defaults(), 7, 500);
+  expect_vector_layout_matches<float>(lorenz96_defaults(), 7, 500);
+}
+
 // No small scale (I = 0: X = Z, Y = 0) and no coupling: model III is model II.
 TEST(Lorenz05Model, ModelThreeWithoutSmallScaleIsModelTwo) {
   ModelParameters three = model(3, 120, 8, 0, 0.005, 15);
@@ -131,7 +176,7 @@ TEST(Lorenz05Model, ModelThreeWithoutSmallScaleIsModelTwo) {
   ModelParameters two = three;
   two.model = 2;
   const std::vector<std::vector<double>> start{noisy_state(two, 4), noisy_state(two, 5)};
-  for (const Layout layout : {Layout::team, Layout::flat})
+  for (const Layout layout : {Layout::team, Layout::flat, Layout::vector})
     EXPECT_EQ(max_difference(run<double>(three, start, 200, layout), run<double>(two, start, 200, layout)), 0);
 }
 
@@ -190,6 +235,9 @@ TEST(Lorenz05Model, BadParametersAreRefused) {
   p.model_size = 100000;
   p.smooth_steps = 12;
   refused(p, "layout", "use layout flat", Layout::team);  // a 100000-point member does not fit the team scratch
+  EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), host_execution ? Layout::vector : Layout::flat);
+  p.model_size = 2000000;  // 64 MB of rows: more than any backend's thread scratch
+  refused(p, "layout", "use layout flat", Layout::vector);
   EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), Layout::flat);
 }
 
