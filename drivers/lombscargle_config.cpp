@@ -1,0 +1,435 @@
+// The lombscargle config read and checked: its schema, the checks refused
+// before anything is read (so `portasolve check` reports them too), the
+// solver's options, the frequency grid, the memory a chunk needs and the chunk
+// plan, and the preflight and rank checks that run before Kokkos allocates.
+#include "drivers/lombscargle_config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/hdf5.hpp"
+#include "core/errors.hpp"
+#include "core/math.hpp"
+#include "drivers/experiment.hpp"
+#include "solvers/lombscargle/fap.hpp"
+
+namespace portasolve::drivers {
+
+namespace ls = lombscargle;
+
+void add_lombscargle_schema(config::Schema& schema) {
+  using config::Kind;
+  schema.add("lombscargle.form", Kind::Choice, "classic (SciPy) or generalized (astropy)")
+      .choices(ls::form_names())
+      .default_value("generalized");
+  schema.add("lombscargle.precenter", Kind::Boolean, "classic: subtract the mean first").default_value(false);
+  schema.add("lombscargle.normalize", Kind::Boolean, "classic: scale by 2 / sum(y^2)").default_value(false);
+  schema
+      .add("lombscargle.floating_mean", Kind::Boolean,
+           "classic: fit an offset at every frequency (SciPy >= 1.15; with it or input.weights, SciPy 1.15's "
+           "weighted formulas)")
+      .default_value(false);
+  schema.add("lombscargle.center_data", Kind::Boolean, "generalized: centre y first").default_value(true);
+  schema.add("lombscargle.fit_mean", Kind::Boolean, "generalized: floating mean").default_value(true);
+  schema.add("lombscargle.normalization", Kind::Choice, "generalized: astropy's normalization")
+      .choices(ls::normalization_names())
+      .default_value("standard");
+  schema
+      .add("lombscargle.nterms", Kind::Integer,
+           "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct "
+           "algorithm, no false-alarm probability)")
+      .default_value(1)
+      .at_least(1)
+      .at_most(ls::max_nterms);
+  schema
+      .add("lombscargle.algorithm", Kind::Choice,
+           "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
+      .choices(ls::algorithm_names())
+      .default_value("auto");
+  schema
+      .add("lombscargle.nufft_tolerance", Kind::Real,
+           "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)")
+      .default_value(0.0)
+      .at_least(0)
+      .less_than(1);
+  schema
+      .add("lombscargle.nufft_grid_limit", Kind::Integer,
+           "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
+           "longer grids are cut into segments")
+      .default_value(0)
+      .at_least(0);
+  add_lombscargle_input_schema(schema);
+  schema.add("frequency.grid", Kind::Choice, "uniform (minimum, maximum, count), list (values) or auto (astropy)")
+      .choices({"uniform", "list", "auto"})
+      .default_value("auto");
+  schema.add("frequency.angular", Kind::Boolean, "frequencies in radians (not cycles) per unit time")
+      .default_value(false);
+  schema.add("frequency.minimum", Kind::Real, "uniform/auto: lowest frequency").optional().greater_than(0);
+  schema.add("frequency.maximum", Kind::Real, "uniform/auto: highest frequency").optional().greater_than(0);
+  schema.add("frequency.count", Kind::Integer, "uniform: number of frequencies").default_value(10000).at_least(1);
+  schema.add("frequency.values", Kind::RealList, "list: the frequencies").optional().greater_than(0).min_items(1);
+  schema.add("frequency.samples_per_peak", Kind::Real, "auto: grid points per peak width")
+      .default_value(5.0)
+      .greater_than(0);
+  schema.add("frequency.nyquist_factor", Kind::Real, "auto: multiple of the average Nyquist frequency")
+      .default_value(5.0)
+      .greater_than(0);
+  schema.add("peaks.count", Kind::Integer, "highest local maxima reported per series").default_value(3).at_least(0);
+  schema
+      .add("output.power", Kind::Choice, "all: write /output/power (series x frequency); none: peaks and summary only")
+      .choices({"all", "none"})
+      .default_value("all");
+  schema
+      .add("output.compression", Kind::Integer,
+           "deflate level of /output/power, 1-9, written in chunks (0: contiguous, not compressed)")
+      .default_value(0)
+      .at_least(0)
+      .at_most(9);
+  schema
+      .add("output.input", Kind::Choice,
+           "copy: write the series to /input as read; none: only where they came from (large catalogues)")
+      .choices({"copy", "none"})
+      .default_value("copy");
+  schema
+      .add("pipeline.memory_mib", Kind::Real,
+           "bound on one chunk's working memory on a rank, device and host together, MiB: the catalogue streams "
+           "through in chunks of as many series as fit")
+      .default_value(4096.0)
+      .greater_than(0);
+  schema
+      .add("pipeline.chunk_series", Kind::Integer,
+           "series per chunk (split over the ranks); 0: as many as pipeline.memory_mib allows")
+      .default_value(0)
+      .at_least(0);
+  schema
+      .add("peaks.fap_method", Kind::Choice,
+           "false-alarm probability (generalized form, nterms 1; standard normalization but for bootstrap)")
+      .choices(ls::fap_method_names())
+      .default_value("baluev");
+  schema
+      .add("peaks.bootstrap.resamples", Kind::Integer,
+           "fap_method bootstrap: resampled periodograms per series (astropy's n_bootstraps)")
+      .default_value(1000)
+      .at_least(1);
+  schema
+      .add("peaks.bootstrap.seed", Kind::Integer,
+           "fap_method bootstrap: seed of the draws (with a series' catalogue index, the same on any rank split)")
+      .default_value(0)
+      .at_least(0);
+  schema.add("validation.reference", Kind::Choice, "float64: compare with the direct algorithm in double")
+      .choices({"none", "float64"})
+      .default_value("none");
+  schema
+      .add("benchmark.baseline", Kind::Choice,
+           "time this kernel on the same data in the same run (direct_fast_math: CUDA builds)")
+      .choices({"none", "direct", "direct_fast_math"})
+      .default_value("none");
+}
+
+namespace {
+
+// Weights from synthetic input, and the classic form's keys with the
+// generalized form: refused before anything is read (so `portasolve check`
+// reports them too).
+void check_classic_keys(const config::Config& config) {
+  if (config.string("input.source") == "synthetic" && !config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights", "synthetic series have no weights column",
+                      "empty, or input.source: csv or hdf5");
+  if (config.string("lombscargle.form") == "classic") return;
+  if (!config.string("input.weights").empty())
+    throw ConfigError(config.where("input.weights"), "input.weights",
+                      "per-sample weights belong to the classic form (SciPy 1.15)",
+                      "empty with form: generalized (it weights by 1 / dy^2: input.dy), or form: classic");
+  if (config.boolean("lombscargle.floating_mean"))
+    throw ConfigError(config.where("lombscargle.floating_mean"), "lombscargle.floating_mean",
+                      "floating_mean belongs to the classic form (SciPy 1.15)",
+                      "false with form: generalized (its offset is lombscargle.fit_mean), or form: classic");
+}
+
+// nterms > 1 with what computes one term only: refused before anything is
+// read, like the classic keys.
+void check_nterms(const config::Config& config) {
+  const std::int64_t nterms = config.integer("lombscargle.nterms");
+  if (nterms == 1) return;
+  if (config.string("lombscargle.form") == "classic")
+    throw ConfigError(config.where("lombscargle.nterms"), "lombscargle.nterms",
+                      std::to_string(nterms) + " with form: classic (SciPy fits one sinusoid)",
+                      "1 with form: classic, or form: generalized");
+  const std::string algorithm = config.string("lombscargle.algorithm");
+  if (algorithm != "auto" && algorithm != "direct")
+    throw ConfigError(config.where("lombscargle.algorithm"), "lombscargle.algorithm",
+                      algorithm + " computes nterms 1 only; lombscargle.nterms: " + std::to_string(nterms) +
+                          " runs the direct algorithm",
+                      "auto or direct with lombscargle.nterms > 1");
+  if (config.string("benchmark.baseline") == "direct_fast_math")
+    throw ConfigError(config.where("benchmark.baseline"), "benchmark.baseline",
+                      "direct_fast_math times the one-term kernel; lombscargle.nterms is " + std::to_string(nterms),
+                      "none or direct with lombscargle.nterms > 1");
+}
+
+// What a run allocates for `series` series of `samples` samples in all and
+// `frequencies` frequencies (see Periodogram, NufftPlan and run_typed).
+MemoryNeed lombscargle_need(const config::Config& config, double series, double samples, double frequencies) {
+  const double t = config.string("precision") == "float" ? 4 : 8;
+  const double m = frequencies, n = samples;
+  std::string algorithm = config.string("lombscargle.algorithm");
+  const bool uniform = config.string("frequency.grid") != "list";
+  if (algorithm == "auto") algorithm = !uniform ? "tiled" : m >= 256 ? "nufft" : "recurrence";
+  if (config.integer("lombscargle.nterms") > 1) algorithm = "direct";
+  MemoryNeed need;
+  // Device: t, w, w y, the frequencies and the power; the offsets and
+  // constants per series.
+  need.device(n, 8 + 2 * t);
+  need.device(m, 8);
+  need.device(series * m, t);
+  need.device(series, 64);
+  if (algorithm == "recurrence") need.device(2 * n * 64, t);  // step tables (64 steps on hosts, 16 on GPUs)
+  if (algorithm == "nufft") {
+    const double limit = config.integer("lombscargle.nufft_grid_limit") > 0
+                             ? static_cast<double>(config.integer("lombscargle.nufft_grid_limit"))
+                             : 4194304.0;  // 2^22: the most team scratch reaches
+    const double modes = std::min(m, limit / 2);
+    const double segments = std::ceil(m / modes);
+    const double fft = std::max(64.0, std::exp2(std::ceil(std::log2(2 * modes))));
+    const double complex = 2 * t;
+    need.device(3 * segments * n, complex);  // c1, c0, c2
+    need.device(2 * n, 40);                  // samples sorted twice, their series
+    const double per_series = segments * 3 * fft * complex;
+    need.device_bytes += std::max(per_series, std::min(512.0 * 1048576.0, series * per_series));  // grids
+    need.device(modes, t);                                                                        // correction
+    need.host(n, 8 + 2 * t);                                                                      // its host copy
+  }
+  if (config.string("validation.reference") == "float64") {
+    need.device(n, 24);
+    need.device(m, 8);
+    need.device(series * m, 8);
+    need.host(series * m, 8);  // its power read back
+  }
+  // Host: the series (t, y, dy) and their weighted copies, the values written
+  // to /input, the grid and its written copy, the power read back and in float64.
+  need.host(n, 32 + 8 + 2 * t + 32);  // t, y, dy, weights
+  need.host(m, 2 * 8);
+  need.host(series * m, t + 8);
+  return need;
+}
+
+// A uniform or list grid's size, known from the config alone; 0 for an
+// automatic grid, whose size depends on the times.
+double configured_frequency_count(const config::Config& config) {
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform") return static_cast<double>(config.integer("frequency.count"));
+  if (kind == "list") return config.has("frequency.values") ? config.reals("frequency.values").size() : 0;
+  return 0;
+}
+
+// An automatic grid's given bounds in cycles per unit time (-1 where not given).
+struct AutomaticLimits {
+  double minimum, maximum;
+};
+AutomaticLimits automatic_limits(const config::Config& config) {
+  const double scale = config.boolean("frequency.angular") ? 1.0 / math::two_pi<double>() : 1.0;
+  return {config.has("frequency.minimum") ? config.real("frequency.minimum") * scale : -1,
+          config.has("frequency.maximum") ? config.real("frequency.maximum") * scale : -1};
+}
+
+}  // namespace
+
+namespace lombscargle_detail {
+
+const OptionKeys& lombscargle_option_keys() {
+  static const OptionKeys keys{{"floating_mean", "lombscargle.floating_mean"},
+                               {"nterms", "lombscargle.nterms"},
+                               {"algorithm", "lombscargle.algorithm"}};
+  return keys;
+}
+
+ls::Options options_from(const config::Config& config) {
+  ls::Options options;
+  options.form = ls::form_from_name(config.string("lombscargle.form"));
+  options.precenter = config.boolean("lombscargle.precenter");
+  options.normalize = config.boolean("lombscargle.normalize");
+  options.floating_mean = config.boolean("lombscargle.floating_mean");
+  check_classic_keys(config);
+  check_nterms(config);
+  options.nterms = static_cast<int>(config.integer("lombscargle.nterms"));
+  options.center_data = config.boolean("lombscargle.center_data");
+  options.fit_mean = config.boolean("lombscargle.fit_mean");
+  options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
+  options.algorithm = ls::algorithm_from_name(config.string("lombscargle.algorithm"));
+  options.nufft_tolerance = config.real("lombscargle.nufft_tolerance");
+  options.nufft_grid_limit = config.integer("lombscargle.nufft_grid_limit");
+  if (!ls::valid_nufft_grid_limit(options.nufft_grid_limit))
+    throw ConfigError(config.where("lombscargle.nufft_grid_limit"), "lombscargle.nufft_grid_limit",
+                      std::to_string(options.nufft_grid_limit) + " is not a power of two >= 64",
+                      "0 or a power of two >= 64");
+  return options;
+}
+
+std::string lombscargle_advice() {
+  return "fewer frequencies (frequency.count, frequency.values; auto grids: frequency.maximum, "
+         "frequency.samples_per_peak, frequency.nyquist_factor), fewer series or samples, or precision: float";
+}
+
+std::string frequency_key(const config::Config& config) {
+  const std::string kind = config.string("frequency.grid");
+  if (kind == "uniform") return "frequency.count";
+  if (kind == "list") return "frequency.values";
+  return config.has("frequency.maximum") ? "frequency.maximum" : "frequency.samples_per_peak";
+}
+
+ls::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catalogue) {
+  const std::string kind = config.string("frequency.grid");
+  const bool angular = config.boolean("frequency.angular");
+  if (kind == "list") {
+    if (!config.has("frequency.values"))
+      throw ConfigError(config.where("frequency.grid"), "frequency.values", "missing for frequency.grid: list",
+                        "a list of positive frequencies");
+    return ls::explicit_grid(config.reals("frequency.values"), angular);
+  }
+  if (kind == "uniform") {
+    for (const char* key : {"frequency.minimum", "frequency.maximum"})
+      if (!config.has(key))
+        throw ConfigError(config.where("frequency.grid"), key, "missing for frequency.grid: uniform", "a number > 0");
+    return ls::uniform_grid(config.real("frequency.minimum"), config.real("frequency.maximum"),
+                            static_cast<std::size_t>(config.integer("frequency.count")), angular);
+  }
+  const std::vector<double> times = catalogue.read(0, 1).front().t;
+  const AutomaticLimits limits = automatic_limits(config);
+  // Its size checked against memory before the grid is allocated.
+  const double frequencies =
+      ls::automatic_grid_size(times, config.real("frequency.samples_per_peak"), config.real("frequency.nyquist_factor"),
+                              limits.minimum, limits.maximum);
+  const MemoryNeed need = lombscargle_need(config, 1, static_cast<double>(times.size()), frequencies);
+  char subject[120];
+  std::snprintf(subject, sizeof subject, "a grid of %.4g frequencies", frequencies);
+  check_preflight(config, Preflight{need, frequency_key(config), lombscargle_advice(), subject});
+  return ls::automatic_grid(times, config.real("frequency.samples_per_peak"), config.real("frequency.nyquist_factor"),
+                            limits.minimum, limits.maximum);
+}
+
+ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, double longest, double frequencies,
+                      int ranks, bool check_bound) {
+  const auto need_of = [&](std::int64_t k) {
+    return lombscargle_need(config, static_cast<double>(k), static_cast<double>(k) * longest, frequencies);
+  };
+  const auto bytes = [](const MemoryNeed& need) { return need.device_bytes + need.host_bytes; };
+  const auto per_rank_of = [&](std::int64_t chunk) { return (chunk + ranks - 1) / ranks; };
+  std::int64_t chunk = config.integer("pipeline.chunk_series");
+  if (chunk == 0) {
+    const double limit = config.real("pipeline.memory_mib") * mebibyte;
+    const double one = bytes(need_of(1));
+    if (one > limit) {
+      // What the machine cannot hold is blamed on the grid first (the
+      // caller's check_preflight); then on this bound.
+      if (!check_bound) return ChunkPlan{std::min<std::int64_t>(ranks, series_count), 1, need_of(1)};
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "one series of %.4g samples with %.4g frequencies needs %.0f MiB (device and host together), "
+                    "more than this bound",
+                    longest, frequencies, std::ceil(one / mebibyte));
+      char allowed[32];
+      std::snprintf(allowed, sizeof allowed, "at least %.0f", std::ceil(one / mebibyte));
+      throw ConfigError(config.where("pipeline.memory_mib"), "pipeline.memory_mib", text,
+                        std::string(allowed) + ", or " + lombscargle_advice());
+    }
+    std::int64_t low = 1, high = per_rank_of(series_count);  // the most series per rank within the bound
+    while (low < high) {
+      const std::int64_t middle = low + (high - low + 1) / 2;
+      if (bytes(need_of(middle)) <= limit)
+        low = middle;
+      else
+        high = middle - 1;
+    }
+    chunk = low * ranks;
+  }
+  chunk = std::min(std::max<std::int64_t>(chunk, ranks), series_count);  // every rank has series in the first chunk
+  return ChunkPlan{chunk, per_rank_of(chunk), need_of(per_rank_of(chunk))};
+}
+
+}  // namespace lombscargle_detail
+
+void check_lombscargle_ranks(const config::Config& config, int ranks) {
+  const std::string source = config.string("input.source");
+  std::int64_t series = 1;  // a CSV file holds one series
+  std::string key = "input.source";
+  if (source == "synthetic") {
+    series = config.integer("input.series");
+    key = "input.series";
+  } else if (source == "hdf5" && config.has("input.file")) {
+    const bool ragged = !config.string("input.count").empty();
+    key = ragged ? "input.count" : "input.y";
+    const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string(key));
+    series = ragged && !dims.empty() ? static_cast<std::int64_t>(dims[0])
+             : dims.size() == 2      ? static_cast<std::int64_t>(dims[0])
+                                     : 1;
+  }
+  if (series >= ranks) return;
+  if (series == 1)
+    throw ConfigError(config.where(key), key,
+                      "one series cannot be split over " + std::to_string(ranks) +
+                          " ranks: batches are split by series, and splitting one series by frequency ranges is "
+                          "not done (the recurrence and NUFFT answers depend on where a range starts)",
+                      "a batch of at least " + std::to_string(ranks) + " series, or run one series without mpirun");
+  throw ConfigError(config.where(key), key,
+                    std::to_string(series) + " series cannot be split over " + std::to_string(ranks) +
+                        " ranks (each rank computes a block of at least one series)",
+                    "at least " + std::to_string(ranks) + " series, or fewer ranks");
+}
+
+Preflight preflight_lombscargle(const config::Config& config) {
+  check_classic_keys(config);
+  check_nterms(config);
+  const std::string source = config.string("input.source");
+  double series = 1, samples = 0, baseline = 0;  // baseline: an upper bound on the times' span; 0 unknown
+  if (source == "synthetic") {
+    series = static_cast<double>(config.integer("input.series"));
+    samples = series * static_cast<double>(config.integer("input.samples"));
+    baseline = config.real("input.duration");
+  } else {
+    if (!config.has("input.file"))
+      throw ConfigError(config.where("input.source"), "input.file", "missing for input.source: " + source,
+                        "the path of the " + source + " file");
+    const std::string file = config.string("input.file");
+    if (source == "csv")
+      samples = csv_rows_estimate(file);
+    else {
+      const h5::File in = h5::File::open_read_only(file);
+      const h5::Dims dims = in.dataset_dims(config.string("input.y"));
+      const std::string count = config.string("input.count");
+      if (!count.empty()) {  // ragged: 1-D samples, one count per series
+        const h5::Dims counts = in.dataset_dims(count);
+        series = counts.size() == 1 ? std::max<double>(1, static_cast<double>(counts[0])) : 1;
+        samples = dims.size() == 1 ? static_cast<double>(dims[0]) : 0;
+      } else if (dims.size() == 1 || dims.size() == 2) {
+        series = dims.size() == 2 ? static_cast<double>(dims[0]) : 1;
+        samples = series * static_cast<double>(dims.back());
+      }
+    }
+  }
+  // Frequencies: what the grid will hold; an automatic grid's size depends on
+  // the times, known here only for synthetic series (checked again once read).
+  double frequencies = configured_frequency_count(config);
+  if (config.string("frequency.grid") == "auto" && baseline > 0) {
+    // Steps of 1 / (span samples_per_peak) up to nyquist_factor N / (2 span):
+    // nyquist_factor N samples_per_peak / 2 whatever the span, or up to the
+    // given maximum: at most maximum x duration x samples_per_peak.
+    const double per_series = samples / series;
+    const double spp = config.real("frequency.samples_per_peak");
+    const double maximum = automatic_limits(config).maximum;
+    frequencies =
+        maximum > 0 ? maximum * baseline * spp : config.real("frequency.nyquist_factor") * 0.5 * per_series * spp;
+    frequencies = std::floor(frequencies) + 1;
+  }
+  char subject[120];
+  std::snprintf(subject, sizeof subject, "%.4g series x %.4g samples with %.4g frequencies", series, samples / series,
+                frequencies);
+  // What one chunk needs (the catalogue streams through in chunks).
+  const lombscargle_detail::ChunkPlan plan = lombscargle_detail::plan_chunks(config, static_cast<std::int64_t>(series),
+                                                                             samples / series, frequencies, 1, false);
+  return Preflight{plan.need, lombscargle_detail::frequency_key(config), lombscargle_detail::lombscargle_advice(),
+                   subject};
+}
+
+}  // namespace portasolve::drivers

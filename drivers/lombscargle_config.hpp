@@ -1,0 +1,51 @@
+#pragma once
+// What a lombscargle config asks for, read and checked before anything runs:
+// the solver's options, the frequency grid, the memory a chunk of series
+// needs and how the catalogue streams through in chunks (see
+// lombscargle_driver.cpp). add_lombscargle_schema, preflight_lombscargle and
+// check_lombscargle_ranks are declared with the other experiments' in
+// experiment.hpp; what the driver shares with them lives in lombscargle_detail.
+#include <cstdint>
+#include <string>
+
+#include "app/config.hpp"
+#include "app/memory_budget.hpp"
+#include "drivers/lombscargle_input.hpp"
+#include "drivers/option_keys.hpp"
+#include "solvers/lombscargle/periodogram.hpp"
+
+namespace portasolve::drivers::lombscargle_detail {
+
+// Options fields the solver may name in an OptionError -> their config keys.
+const OptionKeys& lombscargle_option_keys();
+
+// The solver's options from lombscargle.*, after the checks of the classic
+// form's keys and of nterms (ConfigError).
+lombscargle::Options options_from(const config::Config& config);
+
+// What to change when a run does not fit in memory.
+std::string lombscargle_advice();
+
+// The key a grid too large for memory is blamed on.
+std::string frequency_key(const config::Config& config);
+
+// The grid from the config (automatic grids: from the first series' times,
+// as astropy's autofrequency does for one series).
+lombscargle::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catalogue);
+
+constexpr double mebibyte = 1048576.0;
+
+// How the catalogue streams: chunks of `series` series (split over the
+// ranks, at most `per_rank` on one), each rank's share needing `need`.
+struct ChunkPlan {
+  std::int64_t series = 0, per_rank = 0;
+  MemoryNeed need;
+  std::int64_t chunks(std::int64_t series_count) const { return (series_count + series - 1) / series; }
+};
+
+// `check_bound` false: one series over pipeline.memory_mib gives chunks of one
+// series (for the machine's check to judge first) instead of a ConfigError.
+ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, double longest, double frequencies,
+                      int ranks, bool check_bound);
+
+}  // namespace portasolve::drivers::lombscargle_detail

@@ -1,0 +1,185 @@
+#include "drivers/lombscargle_results.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/host_threads.hpp"
+#include "drivers/rank_blocks.hpp"
+#include "solvers/lombscargle/model.hpp"
+
+namespace portasolve::drivers::lombscargle_detail {
+
+namespace ls = lombscargle;
+
+h5::Storage power_storage(const config::Config& config, std::size_t series_count, std::size_t m) {
+  const int level = static_cast<int>(config.integer("output.compression"));
+  if (level == 0) return h5::Storage{};
+  constexpr std::size_t chunk_values = 32768;
+  const std::size_t columns = std::min(m, chunk_values);
+  const std::size_t rows = std::clamp<std::size_t>(chunk_values / columns, 1, series_count);
+  return h5::Storage{series_count == 1 ? h5::Dims{columns} : h5::Dims{rows, columns}, level};
+}
+
+namespace {
+
+// Per-series work (false-alarm probabilities, least-squares fits) is
+// independent across series: on the host's cores while the device waits.
+constexpr std::size_t series_per_host_thread = 256;
+template <class F>
+void for_each_series(std::size_t n, const F& f) {
+  for_each_on_host_threads(n, series_per_host_thread, f);
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
+                  const std::vector<double>& frequency, const ls::PeakTable& table, const ls::Options& options,
+                  const ChunkFap& fap) {
+  const std::size_t series_count = batch.size();
+  Summary summary;
+  for (auto* values :
+       {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
+    values->assign(series_count, NAN);
+  for_each_series(series_count, [&](std::size_t s) {
+    const std::int64_t best = table.best[s];
+    if (best < 0) return;  // no finite power: NaN throughout
+    const double power = table.best_power[s];
+    summary.frequency[s] = frequency[best];
+    summary.power[s] = power;
+    summary.fap[s] = fap(batch, s, power);
+    if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
+    const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
+    summary.amplitude[s] = fit.amplitude;
+    summary.phase[s] = fit.phase;
+    summary.offset[s] = fit.offset;
+  });
+  return summary;
+}
+
+Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summary& mine) {
+  return Summary{
+      gather_rows(ranks, series_count, 1, mine.frequency), gather_rows(ranks, series_count, 1, mine.power),
+      gather_rows(ranks, series_count, 1, mine.fap),       gather_rows(ranks, series_count, 1, mine.amplitude),
+      gather_rows(ranks, series_count, 1, mine.phase),     gather_rows(ranks, series_count, 1, mine.offset)};
+}
+
+void append_summary(Summary& all, const Summary& more) {
+  const auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(all.frequency, more.frequency);
+  append(all.power, more.power);
+  append(all.fap, more.fap);
+  append(all.amplitude, more.amplitude);
+  append(all.phase, more.phase);
+  append(all.offset, more.offset);
+}
+
+void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms) {
+  h5::Group summary = output.create_group("summary");
+  summary.set_attribute("description",
+                        nterms == 1 ? "per series: the grid's highest power and the least-squares sinusoid there, "
+                                      "y ~ offset + amplitude sin(2 pi frequency t + phase)"
+                                    : "per series: the grid's highest power; amplitude, phase and offset NaN (the "
+                                      "model has " +
+                                          std::to_string(nterms) + " Fourier terms, not one sinusoid)");
+  summary.write_dataset("frequency", all.frequency);
+  summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
+  summary.write_dataset("power", all.power);
+  summary.write_dataset("amplitude", all.amplitude);
+  summary.set_attribute("units", "units of y", "amplitude");
+  summary.write_dataset("phase", all.phase);
+  summary.set_attribute("units", "radians", "phase");
+  summary.write_dataset("offset", all.offset);
+  summary.set_attribute("units", "units of y", "offset");
+  if (!fap_method.empty()) {
+    summary.write_dataset("fap", all.fap);
+    summary.set_attribute("description", "false-alarm probability (" + fap_method + ") of the highest power", "fap");
+  }
+}
+
+Peaks peaks_of(const std::vector<ls::Series>& batch, const ls::PeakTable& table, const std::vector<double>& frequency,
+               const ChunkFap& fap) {
+  const std::size_t count = table.count;
+  Peaks peaks{std::vector<double>(batch.size() * count, NAN), table.peak_power,
+              std::vector<double>(batch.size() * count, NAN)};
+  for_each_series(batch.size(), [&](std::size_t s) {
+    for (std::size_t p = 0; p < count; ++p) {
+      const std::int64_t index = table.peaks[s * count + p];
+      if (index < 0) continue;
+      peaks.frequency[s * count + p] = frequency[index];
+      peaks.fap[s * count + p] = fap(batch, s, table.peak_power[s * count + p]);
+    }
+  });
+  return peaks;
+}
+
+void ChunkFap::prepare(const std::vector<ls::Series>& batch, double maximum_frequency) {
+  contexts.assign(batch.size(), ls::FapContext{});
+  if (!defined || bootstrap()) return;
+  for_each_series(batch.size(), [&](std::size_t s) {
+    if (batch[s].t.size() >= 4) contexts[s] = ls::fap_context(batch[s].t, batch[s].dy, maximum_frequency);
+  });
+}
+
+void ResultRows::create(const SeriesCatalogue& catalogue, const std::vector<ls::Series>& first,
+                        const h5::Storage& power) {
+  if (write_input) {
+    const auto samples = static_cast<hsize_t>(catalogue.total_samples());
+    const h5::Dims dims = ragged              ? h5::Dims{samples}
+                          : series_count == 1 ? h5::Dims{samples}
+                                              : h5::Dims{series_count, samples / series_count};
+    if (ragged) input.create_dataset<std::int64_t>("count", {series_count});
+    input.create_dataset<double>("t", dims);
+    input.create_dataset<double>("y", dims);
+    if (!first.front().dy.empty()) input.create_dataset<double>("dy", dims);
+    if (!first.front().weights.empty()) input.create_dataset<double>("weights", dims);
+  }
+  if (write_power)
+    output.create_dataset<double>("power", series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m}, power);
+  if (peak_count > 0)
+    for (const char* name : {"peak_frequency", "peak_power", "peak_fap"})
+      output.create_dataset<double>(name, {series_count, peak_count});
+}
+
+void ResultRows::write_input_rows(std::int64_t first, std::int64_t sample_offset,
+                                  const std::vector<ls::Series>& chunk) {
+  if (!writes || !write_input) return;
+  std::vector<double> t, y, dy, weights;
+  std::vector<std::int64_t> count;
+  for (const auto& s : chunk) {
+    t.insert(t.end(), s.t.begin(), s.t.end());
+    y.insert(y.end(), s.y.begin(), s.y.end());
+    dy.insert(dy.end(), s.dy.begin(), s.dy.end());
+    weights.insert(weights.end(), s.weights.begin(), s.weights.end());
+    count.push_back(static_cast<std::int64_t>(s.t.size()));
+  }
+  const bool by_sample = ragged || series_count == 1;
+  const auto row = static_cast<hsize_t>(by_sample ? sample_offset : first);
+  const auto rows = static_cast<hsize_t>(by_sample ? t.size() : chunk.size());
+  if (ragged) input.write_rows("count", static_cast<hsize_t>(first), count.size(), count.data());
+  input.write_rows("t", row, rows, t.data());
+  input.write_rows("y", row, rows, y.data());
+  if (!dy.empty()) input.write_rows("dy", row, rows, dy.data());
+  if (!weights.empty()) input.write_rows("weights", row, rows, weights.data());
+}
+
+void ResultRows::write_output_rows(std::int64_t first, std::int64_t count, const std::vector<double>& power,
+                                   const std::vector<double>& peak_frequency, const std::vector<double>& peak_power,
+                                   const std::vector<double>& peak_fap) {
+  if (!writes) return;
+  const auto row = static_cast<hsize_t>(first), rows = static_cast<hsize_t>(count);
+  if (write_power) {
+    if (series_count == 1)
+      output.write_rows("power", 0, m, power.data());
+    else
+      output.write_rows("power", row, rows, power.data());
+  }
+  if (peak_count > 0) {
+    output.write_rows("peak_frequency", row, rows, peak_frequency.data());
+    output.write_rows("peak_power", row, rows, peak_power.data());
+    output.write_rows("peak_fap", row, rows, peak_fap.data());
+  }
+}
+
+}  // namespace portasolve::drivers::lombscargle_detail
