@@ -263,8 +263,9 @@ TEST(Lorenz05Statistics, MergedBlocksGiveTheWholeEnsemblesMeanAndSpread) {
     const std::vector<std::vector<double>> block(members.begin() + first, members.begin() + first + count);
     const PartialStatistics partial = partial_statistics(to_device<double>(block));
     EXPECT_EQ(partial.members, static_cast<std::int64_t>(count));
-    if (count == 1)
+    if (count == 1) {
       for (int i = 0; i < n; ++i) EXPECT_EQ(partial.squares[i], 0.0);
+    }
     merge_statistics(merged, partial);
     first += count;
   }
