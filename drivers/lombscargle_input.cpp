@@ -286,8 +286,8 @@ class Hdf5Catalogue {
 
  private:
   enum Column { t, y, dy, weights };
-  static constexpr std::vector<double> ls::Series::*member[4] = {&ls::Series::t, &ls::Series::y, &ls::Series::dy,
-                                                                 &ls::Series::weights};
+  using SeriesField = std::vector<double> ls::Series::*;
+  static constexpr SeriesField member[4] = {&ls::Series::t, &ls::Series::y, &ls::Series::dy, &ls::Series::weights};
 
   void read_counts(const std::string& count_name) {
     const h5::Dims count_dims = in_.dataset_dims(count_name);

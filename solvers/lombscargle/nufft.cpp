@@ -157,7 +157,7 @@ constexpr double host_upsampling = 1.5;
 // point. Here: degree w + 3 in s = 2 xi - 1, interpolated at Chebyshev nodes
 // in long double; kept only if, with coefficients rounded to T, it is within
 // max(tolerance / 10, 4 eps_T) of phi on a fine sampling.
-constexpr int kernel_points = 16;
+[[maybe_unused]] constexpr int kernel_points = 16;  // host path only
 
 template <class T>
 void host_kernel_polynomials(NufftPlan<T>& plan, double tolerance) {
