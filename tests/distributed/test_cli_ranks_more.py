@@ -34,10 +34,12 @@ LOMBSCARGLE = {
     # generalized form, dy, automatic grid of 2501 frequencies (NUFFT), Baluev FAPs
     "nufft": ("lombscargle_lightcurve.yaml",
               ["input.series=5", "input.samples=100", "input.shared_times=false", "peaks.count=3"]),
-    # classic form, 200 frequencies (recurrence), checked against float64
+    # classic form, 200 frequencies by the recurrence (auto takes the NUFFT there on hosts), checked
+    # against float64
     "recurrence": ("lombscargle_gtc.yaml",
                    ["input.series=5", "input.samples=64", "frequency.count=200", "benchmark.baseline=none",
-                    "run.warmup=0", "run.repeats=1", "lombscargle.floating_mean=true"]),
+                    "run.warmup=0", "run.repeats=1", "lombscargle.floating_mean=true",
+                    "lombscargle.algorithm=recurrence"]),
 }
 
 LORENZ = ("lorenz96.yaml", ["ensemble.members=5", "ensemble.perturbation=0.1", "ensemble.spinup_steps=100",
