@@ -25,11 +25,21 @@ cd "$repo_root"
 output=${output:-build/bundle-$preset}
 build_dir="build/$preset"
 
-backend=$(sed -n 's/^PORTASOLVE_BACKEND:STRING=//p' "$build_dir/CMakeCache.txt" 2>/dev/null || true)
-if [ -z "$backend" ]; then
-  cmake --preset "$preset" > /dev/null
-  backend=$(sed -n 's/^PORTASOLVE_BACKEND:STRING=//p' "$build_dir/CMakeCache.txt")
-fi
+# The preset's backend, read from CMakePresets.json (following "inherits"),
+# so the bootstrap builds its Kokkos before the first configure needs it.
+backend=$(python3 - "$preset" <<'PY'
+import json, sys
+presets = {p["name"]: p for p in json.load(open("CMakePresets.json"))["configurePresets"]}
+name = sys.argv[1]
+while name:
+    preset = presets[name]
+    if "PORTASOLVE_BACKEND" in preset.get("cacheVariables", {}):
+        print(preset["cacheVariables"]["PORTASOLVE_BACKEND"])
+        break
+    name = preset.get("inherits")
+PY
+)
+[ -n "$backend" ] || { echo "bundle: preset '$preset' names no PORTASOLVE_BACKEND in CMakePresets.json" >&2; exit 2; }
 scripts/bootstrap.sh --backend "$backend" > /dev/null
 cmake --preset "$preset" > /dev/null
 cmake --build --preset "$preset"
