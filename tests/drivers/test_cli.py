@@ -1009,6 +1009,25 @@ class Poisson(Folder):
                                                            "poisson: {max_iterations: 10}\n") + body + "\n", code, message)
                             for body, code, message in cases])
 
+    def test_ctrl_c_during_a_large_synthetic_setup(self):
+        # Drawing a 16384^2 synthetic picture takes seconds on one core (24.6 s before setup polled the
+        # interrupt): Ctrl-C one second in must end the run within a few seconds, with no file left.
+        config = self.write("p.yaml", "experiment: poisson\nprecision: float\n"
+                                      "problem: {source: synthetic, rows: 16384, cols: 16384, pattern: shapes}\n"
+                                      "poisson: {solver: jacobi, max_iterations: 100000}\n"
+                                      "output: {path: p.h5, input_arrays: false}\n")
+        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        self.assertIsNone(process.poll(), "setup and 100000 sweeps of 16384^2 cannot have finished")
+        sent = time.time()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertLess(time.time() - sent, 5)
+        self.assertEqual(self.files(), ["p.yaml"])
+
 
 class Smoothing(Folder):
     rows = [[(17 * i + 5 * j + (90 if (i - 8) ** 2 + (j - 12) ** 2 < 30 else 0)) % 256 for j in range(27)]
