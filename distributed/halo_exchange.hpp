@@ -8,6 +8,12 @@
 //
 // start() and finish() split one exchange so the caller can update the
 // points that need no halo in between (the interior of the block).
+//
+// The local array's ring is `width` wide on every side unless `ring` says
+// otherwise: a deep halo (temporally blocked Jacobi) keeps a ring of 1 where
+// the block meets the grid's edge (the boundary values) and of `width` where
+// a neighbour's points land. The ring must be at least `width` wide on every
+// side that has a neighbour.
 #include <mpi.h>
 
 #include <array>
@@ -67,6 +73,12 @@ inline MPI_Datatype mpi_type<std::int32_t>() {
 // array (ring columns included).
 enum class HaloShape { edges, across, down_with_corners };
 
+// Widths of a local array's ring on each side.
+struct RingWidths {
+  int north, south, west, east;
+  static RingWidths uniform(int width) { return RingWidths{width, width, width, width}; }
+};
+
 template <class T>
 class HaloExchange {
   enum Side { north, south, west, east, sides };
@@ -77,20 +89,30 @@ class HaloExchange {
 
  public:
   HaloExchange(const GridDecomposition& grid, int width, HaloShape shape = HaloShape::edges)
+      : HaloExchange(grid, width, shape, RingWidths::uniform(width)) {}
+
+  HaloExchange(const GridDecomposition& grid, int width, HaloShape shape, const RingWidths& ring)
       : comm_(grid.comm()), device_aware_(device_memory_aware()) {
     const int rows = static_cast<int>(grid.rows_owned().count), cols = static_cast<int>(grid.cols_owned().count);
     neighbour_ = {grid.north(), grid.south(), grid.west(), grid.east()};
     if (shape == HaloShape::across) neighbour_[north] = neighbour_[south] = MPI_PROC_NULL;
     if (shape == HaloShape::down_with_corners) neighbour_[west] = neighbour_[east] = MPI_PROC_NULL;
-    const int w = width;
+    const int w = width, rn = ring.north, rw = ring.west;
     // What this rank sends each way (its own points next to that edge) and
-    // where the neighbour's points land (the ring).
-    const int first_col = shape == HaloShape::down_with_corners ? 0 : w;
-    const int row_length = shape == HaloShape::down_with_corners ? cols + 2 * w : cols;
-    send_ = {Rectangle{w, first_col, w, row_length}, Rectangle{rows, first_col, w, row_length},
-             Rectangle{w, w, rows, w}, Rectangle{w, cols, rows, w}};
-    receive_ = {Rectangle{0, first_col, w, row_length}, Rectangle{rows + w, first_col, w, row_length},
-                Rectangle{w, 0, rows, w}, Rectangle{w, cols + w, rows, w}};
+    // where the neighbour's points land (the ring). Ranks of one process
+    // column share their west and east ring widths (and of one row, north and
+    // south), so full-width rows line up.
+    const int first_col = shape == HaloShape::down_with_corners ? 0 : rw;
+    const int row_length = shape == HaloShape::down_with_corners ? cols + rw + ring.east : cols;
+    send_ = {Rectangle{rn, first_col, w, row_length}, Rectangle{rn + rows - w, first_col, w, row_length},
+             Rectangle{rn, rw, rows, w}, Rectangle{rn, rw + cols - w, rows, w}};
+    receive_ = {Rectangle{rn - w, first_col, w, row_length}, Rectangle{rn + rows, first_col, w, row_length},
+                Rectangle{rn, rw - w, rows, w}, Rectangle{rn, rw + cols, rows, w}};
+    const std::array<int, sides> widths{ring.north, ring.south, ring.west, ring.east};
+    for (int side = 0; side < sides; ++side)
+      if (neighbour_[side] != MPI_PROC_NULL && widths[side] < w)
+        throw std::invalid_argument("halo exchange: a ring of " + std::to_string(widths[side]) +
+                                    " cannot hold a halo of width " + std::to_string(w));
     if ((rows < w || cols < w) && (grid.size() > 1))
       throw std::invalid_argument("a " + std::to_string(rows) + "x" + std::to_string(cols) +
                                   " block cannot give a halo of width " + std::to_string(w) + ": use fewer ranks");

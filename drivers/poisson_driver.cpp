@@ -2,6 +2,7 @@
 // image-reconstruction case) or a manufactured solution, runs the chosen
 // solver (and, if asked, plain Jacobi on the same problem as the baseline),
 // and writes the solution, the residual history and the error.
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -527,10 +528,15 @@ namespace portasolve::drivers {
 
 void check_poisson_ranks(const config::Config& config, int ranks) {
   const std::string solver = config.string("poisson.solver");
-  if (solver != "jacobi" && solver != "auto" && solver != "cg" && solver != "cg_fused")
+  if (solver != "jacobi" && solver != "jacobi_blocked" && solver != "auto" && solver != "cg" && solver != "cg_fused")
     throw ConfigError(config.where("poisson.solver"), "poisson.solver",
                       "'" + solver + "' runs on one rank only so far, this run has " + std::to_string(ranks),
-                      "jacobi or cg (auto means jacobi, cg_fused runs as cg over MPI ranks), or run without mpirun");
+                      "jacobi, jacobi_blocked or cg (auto means jacobi, cg_fused runs as cg over MPI ranks), or run "
+                      "without mpirun");
+  if (solver == "jacobi_blocked" && config.string("poisson.blocked.kernel") == "resident")
+    throw ConfigError(config.where("poisson.blocked.kernel"), "poisson.blocked.kernel",
+                      "'resident' keeps the whole grid in one launch and runs on one rank only",
+                      "tiles, registers or auto over MPI ranks");
   if ((solver == "cg" || solver == "cg_fused") && config.string("poisson.cg.preconditioner") == "multigrid")
     throw ConfigError(config.where("poisson.cg.preconditioner"), "poisson.cg.preconditioner",
                       "'multigrid' runs on one rank only so far", "none or jacobi over MPI ranks");
@@ -543,13 +549,25 @@ void check_poisson_ranks(const config::Config& config, int ranks) {
   const ImageSize size = source == "manufactured" ? ImageSize{static_cast<double>(config.integer("problem.rows")),
                                                               static_cast<double>(config.integer("problem.cols"))}
                                                   : image_size(config, "problem", source, "problem.source");
+  const std::int64_t interior_rows = static_cast<std::int64_t>(size.rows) - 2,
+                     interior_cols = static_cast<std::int64_t>(size.cols) - 2;
+  std::array<int, 2> dims{1, 1};
   try {
-    distributed::process_grid(ranks, static_cast<std::int64_t>(size.rows) - 2,
-                              static_cast<std::int64_t>(size.cols) - 2);
+    dims = distributed::process_grid(ranks, interior_rows, interior_cols);
   } catch (const std::invalid_argument& error) {
     const std::string key = image_size_key("problem", source == "manufactured" ? "synthetic" : source);
     throw ConfigError(config.where(key), key, error.what(), "a larger grid or fewer ranks");
   }
+  // jacobi_blocked's deep halo reaches one neighbour: blocks at least k across where the grid is split.
+  const std::int64_t depth = config.integer("poisson.blocked.sweeps_per_launch");
+  const std::int64_t block_rows = interior_rows / dims[0], block_cols = interior_cols / dims[1];
+  if (solver == "jacobi_blocked" && ((dims[0] > 1 && block_rows < depth) || (dims[1] > 1 && block_cols < depth)))
+    throw ConfigError(config.where("poisson.blocked.sweeps_per_launch"), "poisson.blocked.sweeps_per_launch",
+                      std::to_string(depth) + " sweeps a launch need blocks at least " + std::to_string(depth) +
+                          " points across where the grid is split; " + std::to_string(ranks) + " ranks (" +
+                          std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + ") leave blocks of " +
+                          std::to_string(block_rows) + "x" + std::to_string(block_cols),
+                      "fewer sweeps per launch or fewer ranks");
 #endif
 }
 

@@ -10,6 +10,11 @@
 // rank order: reruns give the same bits, and they agree with one rank's to
 // rounding (the stopping test may then fall one check apart only at a tie).
 //
+// jacobi_blocked: k = sweeps_per_launch sweeps a launch on the block plus a
+// deep halo of k, exchanged every k sweeps (k times fewer, deeper
+// exchanges); the same bits as jacobi. Blocks must be at least k points
+// across where the grid is split; the resident kernel does not run here.
+//
 // cg (and cg_fused, which runs as cg here): matrix-free CG, plain or with
 // the diagonal (jacobi) preconditioner; the dot products are summed across
 // ranks in rank order, so the iterates agree with one rank's to rounding and
@@ -30,7 +35,9 @@ struct HaloStatistics {
 // x, rhs: this rank's local arrays, (rows_owned + 2) x (cols_owned + 2): its
 // block plus a ring holding the grid's boundary values where the block
 // touches the grid's edge (the rest of the ring is filled here). Methods:
-// jacobi, cg, cg_fused; others throw OptionError("method"), the multigrid
+// jacobi, jacobi_blocked, cg, cg_fused; others throw OptionError("method"),
+// blocks too thin for the deep halo or the resident blocked kernel
+// OptionError("sweeps_per_launch" / "blocked_kernel"), the multigrid
 // preconditioner OptionError("cg_preconditioner"), boundaries other than
 // dirichlet OptionError("boundary").
 template <class T>

@@ -1,6 +1,7 @@
 // The Jacobi loops: plain (one launch per sweep) and temporally blocked (up to
 // k sweeps per launch), ping-ponging two grids that share the boundary.
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -154,6 +155,42 @@ class ResidentLauncher {
 };
 
 }  // namespace
+
+template <class T>
+struct BlockedSweeps<T>::Kernels {
+  std::optional<BlockedLauncher<T>> tiles;
+  std::optional<BandLauncher<T>> bands;
+};
+
+template <class T>
+BlockedSweeps<T>::BlockedSweeps(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+    : kernels_(std::make_shared<Kernels>()) {
+  BlockedKernel kernel = chosen_blocked_kernel(options, rows, cols);
+  if (kernel == BlockedKernel::resident && options.blocked_kernel == BlockedKernel::resident)
+    throw OptionError("blocked_kernel",
+                      "jacobi_blocked: blocked kernel resident keeps the whole grid in one launch and does not run "
+                      "over MPI ranks; use tiles, registers or auto");
+  // auto picks resident for grids small enough for one tile per compute
+  // unit, where tiles are the next best (options.cpp).
+  if (kernel == BlockedKernel::resident) kernel = BlockedKernel::tiles;
+  if (kernel == BlockedKernel::registers)
+    kernels_->bands.emplace(rows, cols, options);
+  else
+    kernels_->tiles.emplace(rows, cols, options);
+}
+
+template <class T>
+void BlockedSweeps<T>::run(const View2D<T>& current, const View2D<T>& next, const View2D<T>& rhs, T omega,
+                           bool weighted, int sweeps) const {
+  if (kernels_->bands)
+    kernels_->bands->launch(current, next, rhs, omega, weighted, sweeps);
+  else
+    kernels_->tiles->launch(
+        BlockedJacobi<T>{current, next, rhs, omega, weighted, kernels_->tiles->geometry(), sweeps});
+}
+
+template class BlockedSweeps<float>;
+template class BlockedSweeps<double>;
 
 template <class T>
 void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {

@@ -32,8 +32,22 @@ struct Case {
   std::array<int, 2> dims;  // {0, 0}: chosen
 };
 
+// The distributed method's options: plain Jacobi, or jacobi_blocked with k
+// sweeps a launch on a kernel (its deep halo of k exchanged every k sweeps).
+struct Blocking {
+  int sweeps_per_launch = 0;  // 0: plain jacobi
+  ps::BlockedKernel kernel = ps::BlockedKernel::automatic;
+};
+
+// Whether every block is at least k across where the grid is split.
+bool deep_halo_fits(const pd::GridDecomposition& grid, int depth) {
+  const auto& dims = grid.dims();
+  return (dims[0] == 1 || (grid.global_rows() - 2) / dims[0] >= depth) &&
+         (dims[1] == 1 || (grid.global_cols() - 2) / dims[1] >= depth);
+}
+
 template <class T>
-void expect_distributed_equals_single_rank(const Case& c) {
+void expect_distributed_equals_single_rank(const Case& c, const Blocking& blocking = {}) {
   if (c.dims[0] * c.dims[1] != 0 && c.dims[0] * c.dims[1] != world_size()) return;
   if (world_size() > (c.rows - 2) * (c.cols - 2)) return;
   const ps::Problem problem = ps::manufactured_problem(c.rows, c.cols);
@@ -44,11 +58,18 @@ void expect_distributed_equals_single_rank(const Case& c) {
   options.check_every = 40;
   options.tolerance = 0;  // a fixed number of sweeps: the iterates must match exactly
 
+  // The reference: plain Jacobi on one rank, one launch a sweep.
   const View2D<T> whole = ps::to_device<T>(problem.start, "whole");
   const ps::SolveReport single = ps::solve(whole, ps::to_device<T>(problem.rhs, "rhs"), options);
   const ps::HostGrid single_x = ps::to_host(whole);
 
   pd::GridDecomposition grid(MPI_COMM_WORLD, c.rows, c.cols, c.dims);
+  if (blocking.sweeps_per_launch > 0) {
+    if (!deep_halo_fits(grid, blocking.sweeps_per_launch)) return;
+    options.method = ps::Method::jacobi_blocked;
+    options.sweeps_per_launch = blocking.sweeps_per_launch;
+    options.blocked_kernel = blocking.kernel;
+  }
   const auto block = [&](const ps::HostGrid& global) {
     ps::HostGrid local(grid.rows_owned().count + 2, grid.cols_owned().count + 2);
     local.values = grid.local_block(global.values.data(), 1);
@@ -74,7 +95,17 @@ void expect_distributed_equals_single_rank(const Case& c) {
                 1e-12 * single.history[k].relative_residual);
   }
   EXPECT_NEAR(report.reference_norm, single.reference_norm, 1e-12 * single.reference_norm);
-  EXPECT_EQ(halo.exchanges, options.max_iterations + 2);  // the start, every sweep, the re-check
+  if (blocking.sweeps_per_launch == 0) {
+    EXPECT_EQ(halo.exchanges, options.max_iterations + 2);  // the start, every sweep, the re-check
+  } else {
+    // The start and the re-check, then per check interval one a round and
+    // one for the check (the interval's first round reuses the last check's).
+    const std::int64_t k = blocking.sweeps_per_launch, rounds_per_check = (options.check_every + k - 1) / k;
+    const std::int64_t checks = options.max_iterations / options.check_every;
+    const std::int64_t last = options.max_iterations - checks * options.check_every;
+    const std::int64_t deep = 2 + checks * rounds_per_check + (last > 0 ? (last + k - 1) / k : 0);
+    EXPECT_EQ(halo.exchanges, 2 + deep) << "k = " << k;
+  }
 }
 
 const std::vector<Case> cases{
@@ -98,6 +129,50 @@ void run_cases() {
 
 TEST(PoissonJacobiDistributed, FloatIteratesEqualOneRankBitForBit) { run_cases<float>(); }
 TEST(PoissonJacobiDistributed, DoubleIteratesEqualOneRankBitForBit) { run_cases<double>(); }
+
+// jacobi_blocked over ranks: the deep halo's rounds give plain Jacobi's bits
+// for any split, on both blocked kernels, with rounds that do not divide the
+// check interval (k = 3, 7 against 40) or exceed what is left (k = 8, 230).
+template <class T>
+void run_blocked_cases() {
+  for (const Blocking blocking : {Blocking{3, ps::BlockedKernel::tiles}, Blocking{7, ps::BlockedKernel::tiles},
+                                  Blocking{8, ps::BlockedKernel::registers}, Blocking{1, ps::BlockedKernel::automatic}})
+    for (Case c : cases) {
+      if (c.dims[0] == 1) c.dims[1] = world_size();
+      expect_distributed_equals_single_rank<T>(c, blocking);
+    }
+  expect_distributed_equals_single_rank<T>(Case{70, 90, 0.9, {0, 0}}, Blocking{5, ps::BlockedKernel::automatic});
+}
+
+TEST(PoissonJacobiBlockedDistributed, FloatIteratesEqualPlainJacobiOnOneRankBitForBit) { run_blocked_cases<float>(); }
+TEST(PoissonJacobiBlockedDistributed, DoubleIteratesEqualPlainJacobiOnOneRankBitForBit) {
+  run_blocked_cases<double>();
+}
+
+TEST(PoissonJacobiBlockedDistributed, RefusesBlocksThinnerThanTheDeepHaloAndTheResidentKernel) {
+  pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
+  const View2D<double> x("x", grid.rows_owned().count + 2, grid.cols_owned().count + 2),
+      rhs("rhs", x.extent(0), x.extent(1));
+  ps::SolverOptions options;
+  options.method = ps::Method::jacobi_blocked;
+  options.sweeps_per_launch = 11;  // a 10x10 interior split anywhere leaves blocks thinner than 11
+  if (grid.size() > 1) {
+    try {
+      ps::solve_distributed(grid, x, rhs, options);
+      FAIL() << "a deep halo of 11 on blocks of " << grid.rows_owned().count << "x" << grid.cols_owned().count;
+    } catch (const portasolve::OptionError& error) {
+      EXPECT_EQ(error.option(), "sweeps_per_launch");
+    }
+  }
+  options.sweeps_per_launch = 2;
+  options.blocked_kernel = ps::BlockedKernel::resident;
+  try {
+    ps::solve_distributed(grid, x, rhs, options);
+    FAIL() << "the resident kernel over ranks was accepted";
+  } catch (const portasolve::OptionError& error) {
+    EXPECT_EQ(error.option(), "blocked_kernel");
+  }
+}
 
 TEST(PoissonJacobiDistributed, StopsAtTheToleranceLikeOneRank) {
   const ps::Problem problem = ps::manufactured_problem(33, 45);
