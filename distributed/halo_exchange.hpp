@@ -73,9 +73,12 @@ inline MPI_Datatype mpi_type<std::int32_t>() {
 // array (ring columns included).
 enum class HaloShape { edges, across, down_with_corners };
 
-// Widths of a local array's ring on each side.
+// Widths of a local array's ring on each side. edge_rows: an `across`
+// exchange also carries the ring rows on the grid's north and south edges
+// (the boundary values a deep halo's corners need).
 struct RingWidths {
   int north, south, west, east;
+  bool edge_rows = false;
   static RingWidths uniform(int width) { return RingWidths{width, width, width, width}; }
 };
 
@@ -108,14 +111,26 @@ class HaloExchange {
              Rectangle{rn, rw, rows, w}, Rectangle{rn, rw + cols - w, rows, w}};
     receive_ = {Rectangle{rn - w, first_col, w, row_length}, Rectangle{rn + rows, first_col, w, row_length},
                 Rectangle{rn, rw - w, rows, w}, Rectangle{rn, rw + cols, rows, w}};
+    if (ring.edge_rows && shape == HaloShape::across) {
+      // West and east messages also carry the ring rows on the grid's north
+      // and south edges (ranks of one process row share those edges).
+      const int north_edge = grid.north() == MPI_PROC_NULL ? 1 : 0, south_edge = grid.south() == MPI_PROC_NULL ? 1 : 0;
+      for (Rectangle* r : {&send_[west], &send_[east], &receive_[west], &receive_[east]}) {
+        r->first_row -= north_edge;
+        r->rows += north_edge + south_edge;
+      }
+    }
     const std::array<int, sides> widths{ring.north, ring.south, ring.west, ring.east};
-    for (int side = 0; side < sides; ++side)
-      if (neighbour_[side] != MPI_PROC_NULL && widths[side] < w)
+    const std::array<int, sides> depths{rows, rows, cols, cols};  // own points behind each side
+    for (int side = 0; side < sides; ++side) {
+      if (neighbour_[side] == MPI_PROC_NULL) continue;
+      if (widths[side] < w)
         throw std::invalid_argument("halo exchange: a ring of " + std::to_string(widths[side]) +
                                     " cannot hold a halo of width " + std::to_string(w));
-    if ((rows < w || cols < w) && (grid.size() > 1))
-      throw std::invalid_argument("a " + std::to_string(rows) + "x" + std::to_string(cols) +
-                                  " block cannot give a halo of width " + std::to_string(w) + ": use fewer ranks");
+      if (depths[side] < w)
+        throw std::invalid_argument("a " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                    " block cannot give a halo of width " + std::to_string(w) + ": use fewer ranks");
+    }
     for (int s = 0; s < sides; ++s) {
       if (neighbour_[s] == MPI_PROC_NULL) continue;
       send_buffer_[s] = View1D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "halo_send"), send_[s].points());

@@ -2,8 +2,8 @@
 // image-reconstruction case) or a manufactured solution, runs the chosen
 // solver (and, if asked, plain Jacobi on the same problem as the baseline),
 // and writes the solution, the residual history and the error.
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>

@@ -175,7 +175,9 @@ void run_jacobi(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& op
 // (the boundary values) on the grid's edges. Every round exchanges the halo
 // (west and east, then north and south the full width, which brings the
 // corners), then jacobi_blocked's kernel runs up to `depth` sweeps on the
-// whole deep array with its outer ring held: after s sweeps the points
+// whole deep array with its outer ring held (the boundary values, which the
+// west and east messages also carry where the block meets the grid's north
+// or south edge, so the halo's corners hold them too): after s sweeps the points
 // within s of that ring are stale, so after `depth` the block is exact, the
 // plain sweep's bits. `depth` times fewer exchanges than jacobi, each
 // `depth` times deeper, for the halo swept again on both sides.
@@ -184,14 +186,16 @@ class DeepHalo {
  public:
   DeepHalo(const distributed::GridDecomposition& grid, int depth)
       : ring_{grid.north() == MPI_PROC_NULL ? 1 : depth, grid.south() == MPI_PROC_NULL ? 1 : depth,
-              grid.west() == MPI_PROC_NULL ? 1 : depth, grid.east() == MPI_PROC_NULL ? 1 : depth},
+              grid.west() == MPI_PROC_NULL ? 1 : depth, grid.east() == MPI_PROC_NULL ? 1 : depth,
+              /*edge_rows=*/true},
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
         across_(grid, depth, distributed::HaloShape::across, ring_),
         down_(grid, depth, distributed::HaloShape::down_with_corners, ring_) {}
 
   View2D<T> make(const char* label) const {
-    return View2D<T>(label, rows_ + ring_.north + ring_.south, cols_ + ring_.west + ring_.east);
+    return View2D<T>(std::string(label), static_cast<std::size_t>(rows_ + ring_.north + ring_.south),
+                     static_cast<std::size_t>(cols_ + ring_.west + ring_.east));
   }
   // The block with its ring of 1 inside a deep array: the local arrays' layout.
   auto near(const View2D<T>& deep) const {
@@ -317,10 +321,10 @@ void check_deep_halo(const distributed::GridDecomposition& grid, int depth) {
   if ((dims[0] > 1 && rows < depth) || (dims[1] > 1 && cols < depth))
     throw OptionError("sweeps_per_launch", "jacobi_blocked over MPI ranks: " + std::to_string(depth) +
                                                " sweeps a launch need blocks at least " + std::to_string(depth) +
-                                               " points across where the grid is split; a " +
-                                               std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
-                                               " process grid leaves blocks of " + std::to_string(rows) + "x" +
-                                               std::to_string(cols) + ": use fewer sweeps per launch or fewer ranks");
+                                               " points across where the grid is split; a " + std::to_string(dims[0]) +
+                                               "x" + std::to_string(dims[1]) + " process grid leaves blocks of " +
+                                               std::to_string(rows) + "x" + std::to_string(cols) +
+                                               ": use fewer sweeps per launch or fewer ranks");
 }
 
 // Relative disagreement allowed between the last check and the re-check of

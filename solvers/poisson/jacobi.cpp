@@ -185,8 +185,7 @@ void BlockedSweeps<T>::run(const View2D<T>& current, const View2D<T>& next, cons
   if (kernels_->bands)
     kernels_->bands->launch(current, next, rhs, omega, weighted, sweeps);
   else
-    kernels_->tiles->launch(
-        BlockedJacobi<T>{current, next, rhs, omega, weighted, kernels_->tiles->geometry(), sweeps});
+    kernels_->tiles->launch(BlockedJacobi<T>{current, next, rhs, omega, weighted, kernels_->tiles->geometry(), sweeps});
 }
 
 template class BlockedSweeps<float>;

@@ -14,7 +14,6 @@
 #include "solvers/smoothing/distributed.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -294,32 +293,38 @@ View2D<Pixel> block_to_device(const pd::GridDecomposition& grid, const HostImage
   return block;
 }
 
+// Blocks travel to the root rank by rank, in messages of at most this many
+// bytes: MPI counts are ints, and a 32768^2 float image is 4 GiB.
+constexpr std::int64_t gather_message_bytes = std::int64_t{1} << 30;
+
 template <class Pixel>
 std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<const Pixel>& block, int root) {
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
-  const int ranks = grid.size();
-  std::vector<int> counts(ranks), offsets(ranks);
-  std::int64_t total = 0;
-  for (int rank = 0; rank < ranks; ++rank) {
-    const ImageBlock b = image_block(grid, rank);
-    const std::int64_t bytes = b.rows * b.cols * static_cast<std::int64_t>(sizeof(Pixel));
-    if (total + bytes > INT_MAX)
-      throw std::invalid_argument("an image of " + std::to_string((grid.global_rows() - 2) * (grid.global_cols() - 2)) +
-                                  " pixels is too large to gather over MPI ranks (at most 2^31 - 1 bytes)");
-    counts[rank] = static_cast<int>(bytes);
-    offsets[rank] = static_cast<int>(total);
-    total += bytes;
+  const int tag = 0;
+  const auto pieces = [](std::int64_t bytes, auto&& move) {
+    for (std::int64_t offset = 0; offset < bytes; offset += gather_message_bytes)
+      move(offset, static_cast<int>(std::min(gather_message_bytes, bytes - offset)));
+  };
+  if (grid.rank() != root) {
+    auto* bytes = reinterpret_cast<const char*>(host.data());
+    pieces(static_cast<std::int64_t>(host.span() * sizeof(Pixel)),
+           [&](std::int64_t offset, int count) { MPI_Send(bytes + offset, count, MPI_BYTE, root, tag, grid.comm()); });
+    return {};
   }
-  const bool receiving = grid.rank() == root;
-  std::vector<Pixel> all(receiving ? static_cast<std::size_t>(total) / sizeof(Pixel) : 0);
-  MPI_Gatherv(host.data(), counts[grid.rank()], MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, root,
-              grid.comm());
-  if (!receiving) return {};
   const std::int64_t image_cols = grid.global_cols() - 2;
-  std::vector<Pixel> image(all.size());
-  for (int rank = 0; rank < ranks; ++rank) {
+  std::vector<Pixel> image(static_cast<std::size_t>((grid.global_rows() - 2) * image_cols));
+  std::vector<Pixel> incoming;
+  for (int rank = 0; rank < grid.size(); ++rank) {
     const ImageBlock b = image_block(grid, rank);
-    const Pixel* from = all.data() + offsets[rank] / static_cast<int>(sizeof(Pixel));
+    const Pixel* from = host.data();
+    if (rank != root) {
+      incoming.resize(static_cast<std::size_t>(b.rows * b.cols));
+      auto* bytes = reinterpret_cast<char*>(incoming.data());
+      pieces(static_cast<std::int64_t>(incoming.size() * sizeof(Pixel)), [&](std::int64_t offset, int count) {
+        MPI_Recv(bytes + offset, count, MPI_BYTE, rank, tag, grid.comm(), MPI_STATUS_IGNORE);
+      });
+      from = incoming.data();
+    }
     for (std::int64_t i = 0; i < b.rows; ++i)
       std::copy(from + i * b.cols, from + (i + 1) * b.cols,
                 image.data() + (b.first_row + i) * image_cols + b.first_col);

@@ -57,6 +57,33 @@ def test_ranks_give_the_single_process_solution_bit_for_bit(tmp_path, single_ran
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries left
 
 
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_jacobi_blocked_over_ranks_gives_the_single_process_jacobi_bit_for_bit(tmp_path, single_rank, ranks):
+    # 5 sweeps a launch over a deep halo of 5: 100 sweeps between checks are 20 rounds.
+    path = tmp_path / "blocked.h5"
+    done = portasolve(poisson_args(path, "precision=float", "problem.rows=45", "problem.cols=38",
+                                   "poisson.solver=jacobi_blocked", "poisson.blocked.sweeps_per_launch=5"), ranks)
+    assert done.returncode == 0, done.stderr
+    x, history, attrs = solution(path)
+    x1, history1, _ = single_rank["float"]
+    assert attrs["method"] == "jacobi_blocked" and attrs["ranks"] == ranks
+    assert np.array_equal(x, x1)
+    np.testing.assert_allclose(history[:, 1], history1[:, 1], rtol=1e-12)
+
+
+def test_jacobi_blocked_with_blocks_thinner_than_its_halo_is_a_config_error_said_once(tmp_path):
+    done = portasolve(poisson_args(tmp_path / "b.h5", "problem.rows=45", "problem.cols=38",
+                                   "poisson.solver=jacobi_blocked", "poisson.blocked.sweeps_per_launch=30"), 2)
+    assert done.returncode == 2
+    assert done.stderr.count("30 sweeps a launch need blocks at least 30 points across") == 1, done.stderr
+    assert "poisson.blocked.sweeps_per_launch" in done.stderr
+    done = portasolve(poisson_args(tmp_path / "b.h5", "poisson.solver=jacobi_blocked",
+                                   "poisson.blocked.kernel=resident"), 2)
+    assert done.returncode == 2
+    assert "poisson.blocked.kernel" in done.stderr and "runs on one rank only" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
 def test_a_rank_may_own_a_single_row(tmp_path):
     # 6 x 3: four interior rows of one point over four ranks in a column, one row each.
     one = tmp_path / "one.h5"

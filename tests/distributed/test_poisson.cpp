@@ -145,9 +145,7 @@ void run_blocked_cases() {
 }
 
 TEST(PoissonJacobiBlockedDistributed, FloatIteratesEqualPlainJacobiOnOneRankBitForBit) { run_blocked_cases<float>(); }
-TEST(PoissonJacobiBlockedDistributed, DoubleIteratesEqualPlainJacobiOnOneRankBitForBit) {
-  run_blocked_cases<double>();
-}
+TEST(PoissonJacobiBlockedDistributed, DoubleIteratesEqualPlainJacobiOnOneRankBitForBit) { run_blocked_cases<double>(); }
 
 TEST(PoissonJacobiBlockedDistributed, RefusesBlocksThinnerThanTheDeepHaloAndTheResidentKernel) {
   pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
