@@ -8,8 +8,9 @@ transport ran (device-aware MPI or staged through host memory), and whether the 
 count's bit for bit (or to rounding where the issue promises only that: CG residuals, Lorenz mean/spread).
 
 Workloads (issue 26's sizes by default; --scale shrinks every size for a quick run on a CPU):
-  poisson     plain Jacobi, 16384^2 float, --poisson-sweeps sweeps (jacobi_blocked and multigrid do not run
-              over ranks yet: they are refused as config errors)
+  poisson     plain Jacobi, 16384^2 float, --poisson-sweeps sweeps (halo of 1 exchanged every sweep)
+  poisson_blocked  the same with jacobi_blocked, 8 sweeps a launch (a deep halo of 8 exchanged every 8 sweeps;
+              multigrid does not run over ranks yet)
   smoothing   3x3 box, 32768^2 float, 100 passes (over ranks each pass is its own launch and halo exchange;
               one rank fuses 8 passes a launch)
   lombscargle 10^6 synthetic series x 300 samples x 10^4 frequencies, peaks only, split by series; time is the
@@ -43,6 +44,14 @@ def workloads(args):
             title=f"Poisson jacobi {side(16384)}^2 float, {args.poisson_sweeps} sweeps",
             config="poisson_ranks.yaml",
             sets={"problem.rows": side(16384), "problem.cols": side(16384),
+                  "poisson.max_iterations": args.poisson_sweeps, "poisson.check_every": args.poisson_sweeps,
+                  "run.warmup": 1, "run.repeats": 3},
+            exact=["output/solution"], close=[], clock="solve_s"),
+        "poisson_blocked": dict(
+            title=f"Poisson jacobi_blocked {side(16384)}^2 float, {args.poisson_sweeps} sweeps, 8 a launch",
+            config="poisson_ranks.yaml",
+            sets={"problem.rows": side(16384), "problem.cols": side(16384), "poisson.solver": "jacobi_blocked",
+                  "poisson.blocked.sweeps_per_launch": 8,
                   "poisson.max_iterations": args.poisson_sweeps, "poisson.check_every": args.poisson_sweeps,
                   "run.warmup": 1, "run.repeats": 3},
             exact=["output/solution"], close=[], clock="solve_s"),
@@ -86,7 +95,7 @@ def main():
     parser.add_argument("--bin", default="build/openmp/bin/portasolve")
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--ranks", default="1,2")
-    parser.add_argument("--only", default="poisson,smoothing,lombscargle,lorenz05")
+    parser.add_argument("--only", default="poisson,poisson_blocked,smoothing,lombscargle,lorenz05")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every size (1: issue 26's sizes)")
     parser.add_argument("--poisson-sweeps", type=int, default=1000)
     parser.add_argument("--lorenz-steps", type=int, default=10)
