@@ -81,6 +81,7 @@ struct ResidentCg {
       kokkos_compat::atomic_increment(arrivals.data());
       wait_until_reaches(arrivals.data(), barrier * teams, StallWatch{stalled.data(), patience});
     }
+    converge_warp();
     team.team_barrier();
     Sum sum = 0;
     Kokkos::parallel_reduce(

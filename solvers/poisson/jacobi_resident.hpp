@@ -332,6 +332,7 @@ struct JacobiResidentTiles {
         wait_until_reaches(flag + neighbour, round, StallWatch{stalled.data(), patience});
       }
     }
+    converge_warp();
     team.team_barrier();
   }
 

@@ -149,6 +149,18 @@ KOKKOS_INLINE_FUNCTION void let_cycles_pass(const std::uint64_t cycles) {
 #endif
 }
 
+// After one thread of a warp has waited, the rest of its warp waits for it
+// before the team barrier that follows: hardware since Volta counts a
+// barrier's arrivals per thread, but a barrier that counted the warp as
+// arrived when its first lanes got there (as older GPUs did, and as the
+// cooperative-groups grid barrier also guards against) would let the team
+// read the published values before the wait had seen them.
+KOKKOS_INLINE_FUNCTION void converge_warp() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
 // Polls until *value >= target, or until it gives up or a stall is raised;
 // then fences, so the caller's next loads see what was published before
 // *value reached the target (acquire). The caller checks the stall flag
