@@ -8,6 +8,7 @@
 
 #include "app/hdf5.hpp"
 #include "core/errors.hpp"
+#include "core/host_threads.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 
@@ -137,6 +138,11 @@ namespace {
 
 // Synthetic series: a sinusoid of random phase plus Gaussian noise at
 // random (or shared) times, drawn from one stream seeded by `seed`.
+// Synthetic light curves. Each series draws from its own stream, seeded by
+// (seed, series index), so any block of a catalogue is made without drawing
+// the series before it (a rank's block, a later chunk) and the series of a
+// block are made on the host's cores. The shared times have a stream of their
+// own.
 class SyntheticSeries {
  public:
   explicit SyntheticSeries(const config::Config& config)
@@ -146,51 +152,59 @@ class SyntheticSeries {
         amplitude_(config.real("input.amplitude")),
         offset_(config.real("input.offset")),
         noise_(config.real("input.noise")),
+        duration_(config.real("input.duration")),
         shared_(config.boolean("input.shared_times")),
         with_dy_(config.boolean("input.uncertainties")),
-        seed_(static_cast<std::uint64_t>(config.integer("seed"))),
-        when_(0.0, config.real("input.duration")) {
-    restart();
+        seed_(static_cast<std::uint64_t>(config.integer("seed"))) {
+    if (shared_) {
+      std::mt19937_64 rng = stream(shared_times_stream);
+      common_ = draw_times(rng);
+    }
   }
   std::int64_t size() const { return count_; }
   std::size_t samples() const { return samples_; }
 
-  std::vector<ls::Series> read(std::int64_t first, std::int64_t count) {
-    if (first < next_) restart();
-    for (; next_ < first; ++next_) {
-      throw_if_interrupted();
-      draw();  // dropped: the stream must pass it to reach `first`
-    }
+  std::vector<ls::Series> read(std::int64_t first, std::int64_t count) const {
     std::vector<ls::Series> block(static_cast<std::size_t>(count));
-    for (auto& series : block) {
-      throw_if_interrupted();
-      series = draw();
-      ++next_;
-    }
+    // Below a few series a thread costs more than it saves.
+    constexpr std::size_t series_per_thread = 16;
+    for_each_on_host_threads(block.size(), series_per_thread, [&](const std::size_t k) {
+      if (k % series_per_thread == 0) throw_if_interrupted();
+      block[k] = draw(static_cast<std::uint64_t>(first) + k);
+    });
     return block;
   }
 
  private:
-  void restart() {
-    rng_.seed(seed_);
-    next_ = 0;
-    common_ = draw_times();  // drawn first whether used or not: the stream stays the same
+  // The shared times' stream index: past any series index.
+  static constexpr std::uint64_t shared_times_stream = ~std::uint64_t{0};
+
+  // A generator for stream `index`: seed and index mixed by a seed sequence,
+  // so neighbouring indices start far apart in the generator's state.
+  std::mt19937_64 stream(const std::uint64_t index) const {
+    std::seed_seq sequence{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
+                           static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32)};
+    return std::mt19937_64(sequence);
   }
-  std::vector<double> draw_times() {
+  std::vector<double> draw_times(std::mt19937_64& rng) const {
+    std::uniform_real_distribution<double> when(0.0, duration_);
     std::vector<double> t(samples_);
-    for (double& v : t) v = when_(rng_);
+    for (double& v : t) v = when(rng);
     std::sort(t.begin(), t.end());
     return t;
   }
-  ls::Series draw() {
+  ls::Series draw(const std::uint64_t index) const {
+    std::mt19937_64 rng = stream(index);
+    std::uniform_real_distribution<double> phase(0.0, math::two_pi<double>()), spread(0.5, 1.5);
+    std::normal_distribution<double> gaussian(0.0, 1.0);
     ls::Series series;
-    series.t = shared_ ? common_ : draw_times();
-    const double phi = phase_(rng_);
+    series.t = shared_ ? common_ : draw_times(rng);
+    const double phi = phase(rng);
     series.y.reserve(samples_);
     for (double t : series.t) {
-      const double sigma = with_dy_ ? noise_ * spread_(rng_) : noise_;
+      const double sigma = with_dy_ ? noise_ * spread(rng) : noise_;
       series.y.push_back(offset_ + amplitude_ * std::sin(math::two_pi<double>() * frequency_ * t + phi) +
-                         sigma * gaussian_(rng_));
+                         sigma * gaussian(rng));
       if (with_dy_) series.dy.push_back(sigma > 0 ? sigma : 1.0);
     }
     return series;
@@ -198,13 +212,9 @@ class SyntheticSeries {
 
   std::int64_t count_;
   std::size_t samples_;
-  double frequency_, amplitude_, offset_, noise_;
+  double frequency_, amplitude_, offset_, noise_, duration_;
   bool shared_, with_dy_;
   std::uint64_t seed_;
-  std::mt19937_64 rng_;
-  std::uniform_real_distribution<double> when_, phase_{0.0, math::two_pi<double>()}, spread_{0.5, 1.5};
-  std::normal_distribution<double> gaussian_{0.0, 1.0};
-  std::int64_t next_ = 0;
   std::vector<double> common_;
 };
 
