@@ -97,7 +97,7 @@ runs=(
   "smooth_gauss_columns|smoothing_gaussian|--set image.rows=200 --set image.cols=300 --set output.pgm=\"\" --set image.pixel_type=float --set smoothing.separable_kernel=columns --set smoothing.border=mirror --set smoothing.passes=2"
   "smooth_fused_registers|smoothing_100_passes|--set output.image=true --set image.rows=300 --set image.cols=500 --set smoothing.passes=10 --set smoothing.fused_kernel=registers --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "smooth_fused_streamed|smoothing_100_passes|--set output.image=true --set image.rows=300 --set image.cols=500 --set smoothing.passes=10 --set smoothing.fused_kernel=streamed --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
-  "smooth_weighted|smoothing_box3_int|--set image.rows=300 --set image.cols=500 --set smoothing.kernel=weighted --set run.warmup=0 --set run.repeats=1"
+  "smooth_weighted|smoothing_box3_int|--set image.rows=300 --set image.cols=500 --set smoothing.kernel=weighted --set smoothing.weights=[[1,2,1],[2,4,2],[1,2,1]] --set run.warmup=0 --set run.repeats=1"
   "ls_direct|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=direct --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "ls_tiled|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=tiled --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "ls_recurrence|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=recurrence --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
