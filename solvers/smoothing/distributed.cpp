@@ -1,4 +1,6 @@
-// Smoothing over MPI ranks. Each rank holds its block inside a local array
+// Smoothing over MPI ranks. Fused passes (smooth()'s passes_per_launch, k >
+// 1) run k at a time on the block plus a deep ring of k r (smooth_deep
+// below). Otherwise each rank holds its block inside a local array
 // with a ring of width r; a pass fills the ring, runs smooth() (one pass) on
 // the local array and keeps the block's part of the result. Blocks wider and
 // taller than 2r overlap the first exchange with the pass over the whole
@@ -142,6 +144,82 @@ ImageBlock image_block(const pd::GridDecomposition& grid, int rank) {
   return ImageBlock{rows.first - 1, rows.count, cols.first - 1, cols.count};
 }
 
+namespace {
+
+// Fused passes over ranks: the passes a launch smooth() would fuse on one
+// process, as many as a deep halo of (passes x r) from the direct neighbours
+// allows; 1 means a pass at a time. Every rank finds the same number.
+int deep_passes(const pd::GridDecomposition& grid, const SmoothingOptions& options, std::int64_t image_rows,
+                std::int64_t image_cols) {
+  const int r = kernel_radius(options);
+  const std::int64_t wanted = std::min<std::int64_t>(fused_passes_per_launch(options), options.passes);
+  if (r == 0 || wanted <= 1) return 1;
+  int dims[2], periods[2], coords[2];
+  MPI_Cart_get(grid.comm(), 2, dims, periods, coords);
+  const std::int64_t extent[2] = {image_rows, image_cols};
+  std::int64_t depth = std::numeric_limits<std::int64_t>::max();
+  for (int axis = 0; axis < 2; ++axis)
+    if (dims[axis] > 1 || periods[axis]) depth = std::min(depth, extent[axis] / dims[axis]);
+  return static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, depth / r)));
+}
+
+// k fused passes a round over ranks. The local array is the block plus a
+// ring of k r where a neighbour is (none where the block meets the image's
+// edge, so smooth() applies the border mode there as on one process). Each
+// round exchanges the ring (west and east, then north and south the full
+// width, which carries the corners) and runs smooth() for k passes on the
+// whole local array with the real border mode: at the ring's outer edge
+// that border reads the wrong pixels, and each pass carries the error r
+// pixels further in, so after k passes it has not left the ring and the
+// block is the same sum in the same order as on one process.
+template <class Pixel>
+SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mine, const View2D<const Pixel>& block,
+                         const View2D<Pixel>& output, const SmoothingOptions& options, int k,
+                         const PassCallback& on_pass, HaloStatistics* halo) {
+  const int depth = k * kernel_radius(options);
+  const pd::RingWidths ring{grid.north() == MPI_PROC_NULL ? 0 : depth, grid.south() == MPI_PROC_NULL ? 0 : depth,
+                            grid.west() == MPI_PROC_NULL ? 0 : depth, grid.east() == MPI_PROC_NULL ? 0 : depth};
+  const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
+  const auto block_rows = std::make_pair(ring.north, ring.north + rows);
+  const auto block_cols = std::make_pair(ring.west, ring.west + cols);
+  const auto local_rows = static_cast<std::size_t>(rows + ring.north + ring.south),
+             local_cols = static_cast<std::size_t>(cols + ring.west + ring.east);
+  View2D<Pixel> current("smoothing_local", local_rows, local_cols),
+      next("smoothing_local_next", local_rows, local_cols);
+  Kokkos::deep_copy(Kokkos::subview(current, block_rows, block_cols), block);
+  pd::HaloExchange<Pixel> across(grid, depth, pd::HaloShape::across, ring),
+      down(grid, depth, pd::HaloShape::down_with_corners, ring);
+
+  SmoothingOptions local = options;
+  local.passes_per_launch = k;
+  SmoothReport report;
+  report.passes = options.passes;
+  report.radius = kernel_radius(options);
+  for (std::int64_t done = 0; done < options.passes;) {
+    local.passes = std::min<std::int64_t>(k, options.passes - done);
+    across.exchange(current);
+    down.exchange(current);
+    const SmoothReport round = smooth<Pixel>(current, next, local);
+    report.separable = round.separable;
+    report.fused_kernel = round.fused_kernel;
+    report.separable_kernel = round.separable_kernel;
+    report.tile_rows = round.tile_rows;
+    report.tile_cols = round.tile_cols;
+    report.launches += round.launches;
+    std::swap(current, next);
+    done += local.passes;
+    if (on_pass) on_pass(done);
+  }
+  report.passes_per_launch = k;
+  Kokkos::deep_copy(output, Kokkos::subview(current, block_rows, block_cols));
+  if (halo)
+    *halo =
+        HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(), across.device_aware()};
+  return report;
+}
+
+}  // namespace
+
 template <class Pixel>
 SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
                                 const View2D<Pixel>& output, const SmoothingOptions& options,
@@ -171,6 +249,9 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
       throw std::invalid_argument(std::string("smoothing over MPI ranks: border ") + name_of(options.border) +
                                   " needs a process grid that is " +
                                   (options.border == BorderMode::wrap ? "" : "not ") + "periodic (decompose_image)");
+
+  const int fused = deep_passes(grid, options, image_rows, image_cols);
+  if (fused > 1) return smooth_deep<Pixel>(grid, mine, block, output, options, fused, on_pass, halo);
 
   const int r = kernel_radius(options);
   const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);

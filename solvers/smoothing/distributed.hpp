@@ -12,8 +12,12 @@
 //
 // Restriction: where a direction is split over several ranks, every block is
 // at least r pixels that way (mirror: r + 1), so a halo comes from the rank
-// itself or its direct neighbours. Passes run one at a time (one exchange
-// each); passes_per_launch and fused kernels are not used over ranks.
+// itself or its direct neighbours.
+//
+// Fused passes (passes_per_launch, or its automatic 8 on GPUs): k passes a
+// round on the block plus a ring of k r exchanged once a round, with k
+// lowered to what blocks of the split allow (k r pixels where split; 1: a
+// pass at a time as above); the same bits as one rank fusing k passes.
 #include <mpi.h>
 
 #include <array>

@@ -50,6 +50,12 @@ SeparableKernel separable_kernel_for(const SmoothingOptions& options, int radius
              : SeparableKernel::two_launches;
 }
 
+int passes_per_launch_for(const SmoothingOptions& options, const KernelPlan& plan) {
+  if (plan.radius == 0) return 1;
+  return options.passes_per_launch > 0 ? options.passes_per_launch
+                                       : automatic_passes_per_launch(plan.radius, plan.separable);
+}
+
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
 // along them).
 constexpr int column_strip_rows = 16;
@@ -73,9 +79,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   report.passes = options.passes;
   report.radius = plan.radius;
   report.separable = plan.separable;
-  int k = options.passes_per_launch > 0 ? options.passes_per_launch
-                                        : automatic_passes_per_launch(plan.radius, plan.separable);
-  if (plan.radius == 0) k = 1;
+  int k = passes_per_launch_for(options, plan);
   k = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(k, options.passes)));
   report.passes_per_launch = k;
   report.launches = (options.passes + k - 1) / k;
@@ -223,6 +227,10 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
 }
 
 }  // namespace
+
+int fused_passes_per_launch(const SmoothingOptions& options) {
+  return passes_per_launch_for(options, kernel_plan(options));
+}
 
 template <class Pixel>
 SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,

@@ -26,6 +26,11 @@ struct SmoothReport {
 // device may still be running); may throw to abandon the run.
 using PassCallback = std::function<void(std::int64_t passes_done)>;
 
+// The passes smooth() fuses in one launch for these options:
+// passes_per_launch, or its automatic choice (8 radius-1 2-D passes on
+// GPUs, else 1); 1 for radius 0. Not capped by the pass count.
+int fused_passes_per_launch(const SmoothingOptions& options);
+
 // Pixel: std::uint8_t, std::uint16_t, std::int32_t, float or double.
 // output must have input's extents and not alias it. Throws
 // std::invalid_argument for bad options or a fused tile that does not fit the

@@ -72,9 +72,10 @@ std::string describe(const sm::SmoothingOptions& o, std::int64_t rows, std::int6
 
 // Smooths over the ranks and compares this rank's block, and rank 0 the
 // gathered image, with the whole image smoothed on one rank.
+// expected_fused > 0: the passes a round the run must have fused.
 template <class Pixel>
 void expect_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::SmoothingOptions& options,
-                                std::array<int, 2> dims = {0, 0}) {
+                                std::array<int, 2> dims = {0, 0}, int expected_fused = 0) {
   SCOPED_TRACE(describe(options, rows, cols, dims));
   const std::vector<Pixel> image = test_image<Pixel>(rows, cols, static_cast<std::uint32_t>(rows * 31 + cols));
   const std::vector<Pixel> expected = single_rank(image, rows, cols, options);
@@ -87,8 +88,11 @@ void expect_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::
   const sm::SmoothReport report = sm::smooth_distributed<Pixel>(
       *grid, block, output, options, [&](std::int64_t) { ++calls; }, &halo);
   EXPECT_EQ(report.passes, options.passes);
-  EXPECT_EQ(calls, options.passes);
-  EXPECT_EQ(halo.exchanges, sm::kernel_radius(options) > 0 ? 2 * options.passes : 0);
+  // A call and two exchanges (along rows, then columns) a round of passes_per_launch passes.
+  const std::int64_t k = std::max(1, report.passes_per_launch), rounds = (options.passes + k - 1) / k;
+  EXPECT_EQ(calls, rounds);
+  EXPECT_EQ(halo.exchanges, sm::kernel_radius(options) > 0 ? 2 * rounds : 0);
+  if (expected_fused > 0) EXPECT_EQ(report.passes_per_launch, expected_fused);
 
   const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
   const sm::ImageBlock b = sm::image_block(*grid);
@@ -192,6 +196,40 @@ TEST(SmoothingOverRanks, ColumnAndTwoWaySplits) {
       expect_same_as_single_rank<std::uint16_t>(11, 9, with(gaussian(1, 2), border, 2), {2, 2});
     }
   }
+}
+
+sm::SmoothingOptions fused(sm::SmoothingOptions o, int passes_per_launch) {
+  o.passes_per_launch = passes_per_launch;
+  return o;
+}
+
+// Fused passes over ranks: k passes a round on the block plus a ring of k r
+// (the border mode applied where the block meets the image's edge, wrong
+// pixels kept inside the ring elsewhere); the same bits as one process
+// fusing k passes a launch, for every border, with a last round of fewer.
+TEST(SmoothingOverRanks, FusedPassesOverADeepRing) {
+  const int ranks = world_size();
+  for (const auto border : borders) {
+    expect_same_as_single_rank<float>(41, 37, fused(with(box(1), border, 9), 4), {0, 0}, 4);
+    expect_same_as_single_rank<std::uint8_t>(41, 37, fused(with(box(1), border, 7), 3), {0, 0}, 3);
+    expect_same_as_single_rank<double>(41, 37, fused(with(weighted3(), border, 5), 2), {0, 0}, 2);
+    expect_same_as_single_rank<std::int32_t>(33, 45, fused(with(box(2, sm::Separable::no), border, 6), 3), {1, ranks},
+                                             ranks > 3 ? 0 : 3);
+    expect_same_as_single_rank<float>(41, 37, fused(with(gaussian(1, 2), border, 4), 2), {ranks, 1}, 0);
+    if (ranks == 4) expect_same_as_single_rank<float>(30, 26, fused(with(box(1), border, 10), 5), {2, 2}, 5);
+  }
+}
+
+// Blocks thinner than k r fuse fewer passes a round (as many as the ring
+// from the direct neighbours allows), or run a pass at a time.
+TEST(SmoothingOverRanks, FusedPassesShrinkToWhatTheBlocksAllow) {
+  const int ranks = world_size();
+  if (ranks < 2) GTEST_SKIP() << "needs a split";
+  // 12 rows over `ranks` in a column: blocks of 12 / ranks rows, radius 1.
+  expect_same_as_single_rank<float>(12, 40, fused(with(box(1), sm::BorderMode::reflect, 8), 8), {ranks, 1},
+                                    std::min(8, 12 / ranks));
+  expect_same_as_single_rank<float>(12, 40, fused(with(box(2, sm::Separable::no), sm::BorderMode::wrap, 6), 6),
+                                    {ranks, 1}, std::max(1, 12 / ranks / 2));
 }
 
 TEST(SmoothingOverRanks, ZeroPassesAndRadiusZero) {
