@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "core/interrupt.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "python/src/signals.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 #include "solvers/lorenz05/parameters.hpp"
 
@@ -80,11 +80,7 @@ class DeviceEnsemble {
       ensemble_->advance(states_, now);
       Kokkos::fence();
       done += now;
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) {
-        PyErr_Clear();
-        throw Interrupted();
-      }
+      throw_if_python_interrupted();
     }
     steps_ += steps;
   }

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "core/interrupt.hpp"
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "python/src/signals.hpp"
 #include "solvers/poisson/solver.hpp"
 
 namespace portasolve::python {
@@ -33,13 +33,7 @@ py::dict report_dict(const ps::SolveReport& report, const ps::SolverOptions& opt
 
 // Ctrl-C between residual checks: Python's handler runs, and the solve is
 // abandoned (Interrupted becomes KeyboardInterrupt).
-void check_signals(const ps::ResidualCheck&) {
-  py::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) {
-    PyErr_Clear();
-    throw Interrupted();
-  }
-}
+void check_signals(const ps::ResidualCheck&) { throw_if_python_interrupted(); }
 
 // x: the initial guess with the boundary ring (dirichlet), overwritten with
 // the solution; rhs: B, x's extents.

@@ -5,6 +5,7 @@
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "python/src/signals.hpp"
 #include "solvers/smoothing/smooth.hpp"
 
 namespace portasolve::python {
@@ -42,7 +43,8 @@ Array<T> smooth(const Array<T>& image, const std::string& kernel, int radius, do
     sm::check(options, static_cast<std::int64_t>(in.extent(0)), static_cast<std::int64_t>(in.extent(1)));
     const View2D<const T> input = device_view(in, "smoothing_input");
     const View2D<T> output = device_view(out, "smoothing_output", /*copy=*/false);
-    sm::smooth<T>(input, output, options);
+    // Ctrl-C between launches (a pass, or a fused group of passes, each).
+    sm::smooth<T>(input, output, options, [](std::int64_t) { throw_if_python_interrupted(); });
     to_host(output, out);
   }
   return result;

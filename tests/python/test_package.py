@@ -39,6 +39,28 @@ def test_import_alone_starts_nothing():
     assert done.returncode == 0, done.stderr
 
 
+def test_ctrl_c_interrupts_repeated_smoothing_passes():
+    script = ("import signal, numpy as np, portasolve\n"
+              "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+              "image = np.random.default_rng(1).random((300, 300))\n"
+              "print('start', flush=True)\n"
+              "try:\n"
+              "    portasolve.ndimage.uniform_filter(image, 3, passes=10**8)\n"
+              "except KeyboardInterrupt:\n"
+              "    again = portasolve.ndimage.uniform_filter(image, 3, passes=2)\n"
+              "    print('interrupted', again.shape, flush=True)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    assert process.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.strip() == "interrupted (300, 300)"
+    assert time.monotonic() - sent < 10
+
+
 def test_ctrl_c_interrupts_an_iterative_solve():
     script = ("import signal, sys, numpy as np, portasolve\n"
               "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
