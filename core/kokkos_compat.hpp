@@ -54,6 +54,20 @@ inline int visible_device_count() {
 #endif
 }
 
+// Page-locked host memory of the device backend (copies to and from the
+// device run at the link's speed, without the driver's bounce buffer):
+// CudaHostPinnedSpace; HIPHostPinnedSpace, in Kokkos::Experimental up to
+// 3.x; plain host memory for host backends.
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+using PinnedHostSpace = Kokkos::HIPHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP)
+using PinnedHostSpace = Kokkos::Experimental::HIPHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
+
 // Kokkos' HIP wavefront shuffles: in Kokkos::Experimental up to 3.x, in
 // Kokkos:: from 4.0 (when the HIP backend left Experimental).
 #if defined(__HIP_DEVICE_COMPILE__)
