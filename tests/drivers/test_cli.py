@@ -60,6 +60,21 @@ class Folder(unittest.TestCase):
     def files(self):
         return sorted(os.listdir(self.dir))
 
+    def expect_ctrl_c_acts(self, config, still_running):
+        """Runs `config`, sends Ctrl-C after 2 s (the handler is installed by then): exit 130 within 10 s,
+        "interrupted" said, nothing left in the folder but the config."""
+        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        self.assertIsNone(process.poll(), still_running)
+        sent = time.time()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        self.assertEqual(process.returncode, 130, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertLess(time.time() - sent, 10)
+        self.assertEqual(self.files(), [os.path.basename(config)])
+
 
 class ExitCodes(Folder):
     def test_help_and_version(self):
@@ -1011,23 +1026,12 @@ class Poisson(Folder):
 
     def test_ctrl_c_during_a_large_synthetic_setup(self):
         # Drawing a 16384^2 synthetic picture takes seconds on one core (24.6 s before setup polled the
-        # interrupt): Ctrl-C two seconds in (the handler is installed by then) must end the run within a
-        # few seconds, with no file left.
+        # interrupt): Ctrl-C in the middle must end the run within seconds, with no file left.
         config = self.write("p.yaml", "experiment: poisson\nprecision: float\n"
                                       "problem: {source: synthetic, rows: 16384, cols: 16384, pattern: shapes}\n"
                                       "poisson: {solver: jacobi, max_iterations: 100000}\n"
                                       "output: {path: p.h5, input_arrays: false}\n")
-        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        time.sleep(2)
-        self.assertIsNone(process.poll(), "setup and 100000 sweeps of 16384^2 cannot have finished")
-        sent = time.time()
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-        self.assertEqual(process.returncode, 130, stderr)
-        self.assertIn("interrupted", stderr)
-        self.assertLess(time.time() - sent, 10)
-        self.assertEqual(self.files(), ["p.yaml"])
+        self.expect_ctrl_c_acts(config, "setup and 100000 sweeps of 16384^2 cannot have finished")
 
 
 class Smoothing(Folder):
@@ -1195,17 +1199,7 @@ class Lorenz05(Folder):
         # The team layout would run the whole spin-up in one launch; the driver must poll between launches.
         config = self.write("l.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, layout: team}\n"
                                       "ensemble: {members: 8, spinup_steps: 2000000000}\n")
-        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        time.sleep(2)
-        self.assertIsNone(process.poll(), "the spin-up of 2e9 steps cannot have finished")
-        sent = time.time()
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-        self.assertEqual(process.returncode, 130, stderr)
-        self.assertIn("interrupted", stderr)
-        self.assertLess(time.time() - sent, 10)
-        self.assertEqual(self.files(), ["l.yaml"])
+        self.expect_ctrl_c_acts(config, "the spin-up of 2e9 steps cannot have finished")
 
 
 def run_with_file_size_limit(limit, *args, cwd=None):
