@@ -39,22 +39,20 @@ def workloads(args):
     """Each: config, --set overrides, datasets that must match bit for bit, datasets that must match to
     rounding (relative tolerance), the timing attribute that is the workload's time."""
     side = lambda n: max(64, int(n * args.scale))  # noqa: E731
+
+    def jacobi(solver, sweeps_per_launch):
+        return dict(
+            title=f"Poisson {solver} {side(16384)}^2 float, {args.poisson_sweeps} sweeps, {sweeps_per_launch} a launch",
+            config="poisson_ranks.yaml",
+            sets={"problem.rows": side(16384), "problem.cols": side(16384), "poisson.solver": solver,
+                  "poisson.blocked.sweeps_per_launch": sweeps_per_launch,
+                  "poisson.max_iterations": args.poisson_sweeps, "poisson.check_every": args.poisson_sweeps,
+                  "run.warmup": 1, "run.repeats": 3},
+            exact=["output/solution"], close=[], clock="solve_s")
+
     return {
-        "poisson": dict(
-            title=f"Poisson jacobi {side(16384)}^2 float, {args.poisson_sweeps} sweeps",
-            config="poisson_ranks.yaml",
-            sets={"problem.rows": side(16384), "problem.cols": side(16384),
-                  "poisson.max_iterations": args.poisson_sweeps, "poisson.check_every": args.poisson_sweeps,
-                  "run.warmup": 1, "run.repeats": 3},
-            exact=["output/solution"], close=[], clock="solve_s"),
-        "poisson_blocked": dict(
-            title=f"Poisson jacobi_blocked {side(16384)}^2 float, {args.poisson_sweeps} sweeps, 8 a launch",
-            config="poisson_ranks.yaml",
-            sets={"problem.rows": side(16384), "problem.cols": side(16384), "poisson.solver": "jacobi_blocked",
-                  "poisson.blocked.sweeps_per_launch": 8,
-                  "poisson.max_iterations": args.poisson_sweeps, "poisson.check_every": args.poisson_sweeps,
-                  "run.warmup": 1, "run.repeats": 3},
-            exact=["output/solution"], close=[], clock="solve_s"),
+        "poisson": jacobi("jacobi", 1),
+        "poisson_blocked": jacobi("jacobi_blocked", 8),
         "smoothing": dict(
             title=f"smoothing box 3x3 {side(32768)}^2 float, 100 passes",
             config="smoothing_100_passes.yaml",
