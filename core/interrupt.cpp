@@ -1,27 +1,32 @@
 #include "core/interrupt.hpp"
 
+#include <atomic>
 #include <csignal>
 
 namespace portasolve {
 
 namespace {
 
-volatile std::sig_atomic_t stop_requested = 0;
+// Set by the signal handler, read by any thread (the host loops poll it from
+// worker threads too): a lock-free atomic is both async-signal-safe and free
+// of data races, which a volatile sig_atomic_t is only within one thread.
+std::atomic<int> stop_requested{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
 struct sigaction previous_int, previous_term, previous_hup;
 
 extern "C" void on_signal(int signal) {
-  if (stop_requested) {
+  if (stop_requested.load() != 0) {
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
   }
-  stop_requested = 1;
+  stop_requested.store(1);
 }
 
 }  // namespace
 
 InterruptHandler::InterruptHandler() {
-  stop_requested = 0;
+  stop_requested.store(0);
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
@@ -39,10 +44,10 @@ InterruptHandler::~InterruptHandler() {
   sigaction(SIGHUP, &previous_hup, nullptr);
 }
 
-bool interrupt_requested() noexcept { return stop_requested != 0; }
+bool interrupt_requested() noexcept { return stop_requested.load() != 0; }
 
 void throw_if_interrupted() {
-  if (stop_requested) throw Interrupted();
+  if (stop_requested.load() != 0) throw Interrupted();
 }
 
 }  // namespace portasolve

@@ -113,6 +113,9 @@ class HaloExchange {
              Rectangle{rn, rw, rows, w}, Rectangle{rn, rw + cols - w, rows, w}};
     receive_ = {Rectangle{rn - w, first_col, w, row_length}, Rectangle{rn + rows, first_col, w, row_length},
                 Rectangle{rn, rw - w, rows, w}, Rectangle{rn, rw + cols, rows, w}};
+    if (ring.edge_rows &&
+        ((grid.north() == MPI_PROC_NULL && ring.north < 1) || (grid.south() == MPI_PROC_NULL && ring.south < 1)))
+      throw std::invalid_argument("halo exchange: edge_rows needs a ring row on the grid's north and south edges");
     if (ring.edge_rows && shape == HaloShape::across) {
       // West and east messages also carry the ring rows on the grid's north
       // and south edges (ranks of one process row share those edges).

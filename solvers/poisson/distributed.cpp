@@ -345,6 +345,10 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
     throw OptionError("method", "Poisson over " + std::to_string(grid.size()) + " MPI ranks: method " +
                                     name_of(options.method) +
                                     " does not run distributed yet; jacobi, jacobi_blocked and cg do");
+  if (blocked && options.blocked_kernel == BlockedKernel::resident)
+    throw OptionError("blocked_kernel",
+                      "jacobi_blocked over MPI ranks: blocked kernel resident keeps the whole grid in one launch; use "
+                      "tiles, registers or auto");
   if (blocked) check_deep_halo(grid, options.sweeps_per_launch);
   if (cg && options.cg_preconditioner == CgPreconditioner::multigrid)
     throw OptionError("cg_preconditioner",

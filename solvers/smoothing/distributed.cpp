@@ -176,7 +176,9 @@ template <class Pixel>
 SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mine, const View2D<const Pixel>& block,
                          const View2D<Pixel>& output, const SmoothingOptions& options, int k,
                          const PassCallback& on_pass, HaloStatistics* halo) {
-  const int depth = k * kernel_radius(options);
+  // k r pixels where a neighbour is; k is bounded there by the block (deep_passes).
+  const int depth = static_cast<int>(
+      std::min<std::int64_t>(std::int64_t{k} * kernel_radius(options), std::numeric_limits<int>::max()));
   const pd::RingWidths ring{grid.north() == MPI_PROC_NULL ? 0 : depth, grid.south() == MPI_PROC_NULL ? 0 : depth,
                             grid.west() == MPI_PROC_NULL ? 0 : depth, grid.east() == MPI_PROC_NULL ? 0 : depth};
   const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
@@ -192,6 +194,11 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
 
   SmoothingOptions local = options;
   local.passes_per_launch = k;
+  // The fused kernel is picked per local array (the ranks' arrays differ: a
+  // streamed or register kernel asked for may not fit a thin edge block on
+  // one rank only, which must not stop that rank alone); every fused kernel
+  // gives the same bits.
+  local.fused_kernel = FusedKernel::automatic;
   SmoothReport report;
   report.passes = options.passes;
   report.radius = kernel_radius(options);
@@ -380,6 +387,7 @@ constexpr std::int64_t gather_message_bytes = std::int64_t{1} << 30;
 
 template <class Pixel>
 std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<const Pixel>& block, int root) {
+  if (!block.span_is_contiguous()) throw std::invalid_argument("gather_image: the block must be contiguous");
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
   const int tag = 0;
   const auto pieces = [](std::int64_t bytes, auto&& move) {

@@ -1025,13 +1025,14 @@ class Poisson(Folder):
                             for body, code, message in cases])
 
     def test_ctrl_c_during_a_large_synthetic_setup(self):
-        # Drawing a 16384^2 synthetic picture takes seconds on one core (24.6 s before setup polled the
-        # interrupt): Ctrl-C in the middle must end the run within seconds, with no file left.
+        # Drawing a 16384^2 synthetic picture took 24.6 s on one core before setup polled the interrupt;
+        # 12288^2 (about 2 GiB in all) still takes seconds: Ctrl-C in the middle must end the run within
+        # seconds, with no file left.
         config = self.write("p.yaml", "experiment: poisson\nprecision: float\n"
-                                      "problem: {source: synthetic, rows: 16384, cols: 16384, pattern: shapes}\n"
+                                      "problem: {source: synthetic, rows: 12288, cols: 12288, pattern: shapes}\n"
                                       "poisson: {solver: jacobi, max_iterations: 100000}\n"
                                       "output: {path: p.h5, input_arrays: false}\n")
-        self.expect_ctrl_c_acts(config, "setup and 100000 sweeps of 16384^2 cannot have finished")
+        self.expect_ctrl_c_acts(config, "setup and 100000 sweeps of 12288^2 cannot have finished")
 
 
 class Smoothing(Folder):
