@@ -65,11 +65,15 @@ class Folder(unittest.TestCase):
         "interrupted" said, nothing left in the folder but the config."""
         process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        time.sleep(2)
-        self.assertIsNone(process.poll(), still_running)
-        sent = time.time()
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+        try:
+            time.sleep(2)
+            self.assertIsNone(process.poll(), still_running)
+            sent = time.time()
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()  # an interrupt that did not act must not leave the run going
+            process.wait()
         self.assertEqual(process.returncode, 130, stderr)
         self.assertIn("interrupted", stderr)
         self.assertLess(time.time() - sent, 10)

@@ -54,11 +54,15 @@ def interrupted_output(call, after):
               f"    print('interrupted', {after}, flush=True)\n")
     process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
-    assert process.stdout.readline().strip() == "start"
-    time.sleep(1.0)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    try:
+        assert process.stdout.readline().strip() == "start"
+        time.sleep(1.0)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()  # an interrupt that did not act must not leave the call running
+        process.wait()
     assert process.returncode == 0, err
     assert time.monotonic() - sent < 10
     return out.strip()
