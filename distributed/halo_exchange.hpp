@@ -82,6 +82,11 @@ struct RingWidths {
   int north, south, west, east;
   bool edge_rows = false;
   static RingWidths uniform(int width) { return RingWidths{width, width, width, width}; }
+  // A deep halo's ring: `depth` on the sides with a neighbour, `at_edges` on the grid's edges.
+  static RingWidths toward_neighbours(const GridDecomposition& grid, int depth, int at_edges, bool edge_rows) {
+    const auto width = [&](int neighbour) { return neighbour == MPI_PROC_NULL ? at_edges : depth; };
+    return RingWidths{width(grid.north()), width(grid.south()), width(grid.west()), width(grid.east()), edge_rows};
+  }
 };
 
 template <class T>

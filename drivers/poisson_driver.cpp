@@ -559,14 +559,10 @@ void check_poisson_ranks(const config::Config& config, int ranks) {
     throw ConfigError(config.where(key), key, error.what(), "a larger grid or fewer ranks");
   }
   // jacobi_blocked's deep halo reaches one neighbour: blocks at least k across where the grid is split.
-  const std::int64_t depth = config.integer("poisson.blocked.sweeps_per_launch");
-  const std::int64_t block_rows = interior_rows / dims[0], block_cols = interior_cols / dims[1];
-  if (solver == "jacobi_blocked" && ((dims[0] > 1 && block_rows < depth) || (dims[1] > 1 && block_cols < depth)))
-    throw ConfigError(config.where("poisson.blocked.sweeps_per_launch"), "poisson.blocked.sweeps_per_launch",
-                      std::to_string(depth) + " sweeps a launch need blocks at least " + std::to_string(depth) +
-                          " points across where the grid is split; " + std::to_string(ranks) + " ranks (" +
-                          std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + ") leave blocks of " +
-                          std::to_string(block_rows) + "x" + std::to_string(block_cols),
+  const std::string why = poisson::deep_halo_refusal(dims, interior_rows, interior_cols,
+                                                     config.integer("poisson.blocked.sweeps_per_launch"));
+  if (solver == "jacobi_blocked" && !why.empty())
+    throw ConfigError(config.where("poisson.blocked.sweeps_per_launch"), "poisson.blocked.sweeps_per_launch", why,
                       "fewer sweeps per launch or fewer ranks");
 #endif
 }

@@ -185,9 +185,7 @@ template <class T>
 class DeepHalo {
  public:
   DeepHalo(const distributed::GridDecomposition& grid, int depth)
-      : ring_{grid.north() == MPI_PROC_NULL ? 1 : depth, grid.south() == MPI_PROC_NULL ? 1 : depth,
-              grid.west() == MPI_PROC_NULL ? 1 : depth, grid.east() == MPI_PROC_NULL ? 1 : depth,
-              /*edge_rows=*/true},
+      : ring_(distributed::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/1, /*edge_rows=*/true)),
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
         across_(grid, depth, distributed::HaloShape::across, ring_),
@@ -316,15 +314,10 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
 // points across in each direction the grid is split. Every rank finds the
 // same answer (the smallest blocks are the process grid's last ones).
 void check_deep_halo(const distributed::GridDecomposition& grid, int depth) {
-  const auto& dims = grid.dims();
-  const std::int64_t rows = (grid.global_rows() - 2) / dims[0], cols = (grid.global_cols() - 2) / dims[1];
-  if ((dims[0] > 1 && rows < depth) || (dims[1] > 1 && cols < depth))
-    throw OptionError("sweeps_per_launch", "jacobi_blocked over MPI ranks: " + std::to_string(depth) +
-                                               " sweeps a launch need blocks at least " + std::to_string(depth) +
-                                               " points across where the grid is split; a " + std::to_string(dims[0]) +
-                                               "x" + std::to_string(dims[1]) + " process grid leaves blocks of " +
-                                               std::to_string(rows) + "x" + std::to_string(cols) +
-                                               ": use fewer sweeps per launch or fewer ranks");
+  const std::string why = deep_halo_refusal(grid.dims(), grid.global_rows() - 2, grid.global_cols() - 2, depth);
+  if (!why.empty())
+    throw OptionError("sweeps_per_launch",
+                      "jacobi_blocked over MPI ranks: " + why + ": use fewer sweeps per launch or fewer ranks");
 }
 
 // Relative disagreement allowed between the last check and the re-check of
@@ -332,6 +325,15 @@ void check_deep_halo(const distributed::GridDecomposition& grid, int depth) {
 constexpr double recheck_agreement = 1e-3;
 
 }  // namespace
+
+std::string deep_halo_refusal(const std::array<int, 2>& dims, std::int64_t interior_rows, std::int64_t interior_cols,
+                              std::int64_t depth) {
+  const std::int64_t rows = interior_rows / dims[0], cols = interior_cols / dims[1];
+  if ((dims[0] == 1 || rows >= depth) && (dims[1] == 1 || cols >= depth)) return {};
+  return std::to_string(depth) + " sweeps a launch need blocks at least " + std::to_string(depth) +
+         " points across where the grid is split; a " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
+         " process grid leaves blocks of " + std::to_string(rows) + "x" + std::to_string(cols);
+}
 
 template <class T>
 SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,

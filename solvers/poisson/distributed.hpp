@@ -19,7 +19,9 @@
 // the diagonal (jacobi) preconditioner; the dot products are summed across
 // ranks in rank order, so the iterates agree with one rank's to rounding and
 // reach the same tolerance within a step or two.
+#include <array>
 #include <cstdint>
+#include <string>
 
 #include "distributed/grid_decomposition.hpp"
 #include "solvers/poisson/solver.hpp"
@@ -40,6 +42,12 @@ struct HaloStatistics {
 // OptionError("sweeps_per_launch" / "blocked_kernel"), the multigrid
 // preconditioner OptionError("cg_preconditioner"), boundaries other than
 // dirichlet OptionError("boundary").
+// Why jacobi_blocked's deep halo of `depth` cannot run on an interior split
+// into a dims process grid (a block thinner than depth where split), or
+// empty; the drivers ask before any work.
+std::string deep_halo_refusal(const std::array<int, 2>& dims, std::int64_t interior_rows, std::int64_t interior_cols,
+                              std::int64_t depth);
+
 template <class T>
 SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
                               const SolverOptions& options, const CheckCallback& on_check = {},

@@ -179,8 +179,7 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   // k r pixels where a neighbour is; k is bounded there by the block (deep_passes).
   const int depth = static_cast<int>(
       std::min<std::int64_t>(std::int64_t{k} * kernel_radius(options), std::numeric_limits<int>::max()));
-  const pd::RingWidths ring{grid.north() == MPI_PROC_NULL ? 0 : depth, grid.south() == MPI_PROC_NULL ? 0 : depth,
-                            grid.west() == MPI_PROC_NULL ? 0 : depth, grid.east() == MPI_PROC_NULL ? 0 : depth};
+  const pd::RingWidths ring = pd::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/0, /*edge_rows=*/false);
   const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
   const auto block_rows = std::make_pair(ring.north, ring.north + rows);
   const auto block_cols = std::make_pair(ring.west, ring.west + cols);
