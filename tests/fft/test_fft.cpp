@@ -1,6 +1,6 @@
 // The FFT layer against its definitions (fft/fft.hpp) summed directly in long
-// double: every kind, float and double, batched, for all lengths 1..64 and a
-// spread up to 1000 (primes, powers of two, and products of small primes).
+// double: every kind, float and double, batched (3 rows) for all lengths 1..64
+// and a spread up to 1000, one row for every length 1..1000.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -234,6 +234,97 @@ TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
   const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(host(b, j) / T(2 * (n + 1)), host_in(b, j), 10 * tolerance<T>());
+}
+
+// Every length 1..1000 (168 primes among them), each kind, float and double,
+// against one long double direct sum per length: the complex backward
+// transform of conj(x) is conj(X), the real forward transform of Re x is
+// (X[k] + conj(X[n-k])) / 2, and the real backward transform of that half
+// spectrum is n Re x. One row a length keeps the sums to ~10^9 terms.
+template <class T>
+struct OneRowRun {
+  using C = Kokkos::complex<T>;
+  std::vector<LongComplex> operator()(Kind kind, std::int64_t n, const std::vector<LongComplex>& x) const {
+    const bool complex_in = kind != Kind::real_forward && kind != Kind::dst1 && kind != Kind::dct1;
+    const bool complex_out = kind != Kind::real_backward && kind != Kind::dst1 && kind != Kind::dct1;
+    const std::int64_t out_length = kind == Kind::real_forward ? n / 2 + 1 : n;
+    const Plan<T> plan(kind, n, 1);
+    std::vector<LongComplex> got(out_length);
+    if (complex_in) {
+      const auto in =
+          device_rows<View2D<C>>(1, x.size(), [&](auto, auto j) { return C(T(x[j].real()), T(x[j].imag())); });
+      if (complex_out) {
+        View2D<C> out("out", 1, out_length);
+        plan.execute(in, out);
+        copy_out(out, got);
+      } else {
+        View2D<T> out("out", 1, out_length);
+        plan.execute(in, out);
+        copy_out(out, got);
+      }
+    } else {
+      const auto in = device_rows<View2D<T>>(1, n, [&](auto, auto j) { return T(x[j].real()); });
+      if (complex_out) {
+        View2D<C> out("out", 1, out_length);
+        plan.execute(in, out);
+        copy_out(out, got);
+      } else {
+        View2D<T> out("out", 1, out_length);
+        plan.execute(in, out);
+        copy_out(out, got);
+      }
+    }
+    return got;
+  }
+  template <class V>
+  static void copy_out(const V& out, std::vector<LongComplex>& got) {
+    const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+    for (std::size_t k = 0; k < got.size(); ++k) got[k] = LongComplex(host(0, k));
+  }
+};
+
+template <class T>
+void expect_close(const std::vector<LongComplex>& got, const std::vector<LongComplex>& want, Kind kind,
+                  std::int64_t n) {
+  ErrorNorm error;
+  for (std::size_t k = 0; k < want.size(); ++k) error.add(got[k], want[k]);
+  EXPECT_LE(error.relative(), tolerance<T>())
+      << name_of(kind) << " length " << n << (std::is_same<T, float>::value ? " float" : " double");
+}
+
+template <class T>
+void check_every_kind(std::int64_t n, const std::vector<LongComplex>& x, const std::vector<LongComplex>& spectrum,
+                      const std::vector<LongComplex>& sine, const std::vector<LongComplex>& cosine) {
+  const OneRowRun<T> run;
+  std::vector<LongComplex> conj_x(n), conj_spectrum(n), real_x(n), half(n / 2 + 1), n_real_x(n);
+  for (std::int64_t j = 0; j < n; ++j) {
+    conj_x[j] = std::conj(x[j]);
+    conj_spectrum[j] = std::conj(spectrum[j]);
+    real_x[j] = x[j].real();
+    n_real_x[j] = x[j].real() * n;
+  }
+  for (std::int64_t k = 0; k <= n / 2; ++k) half[k] = (spectrum[k] + std::conj(spectrum[(n - k) % n])) / 2.0L;
+  expect_close<T>(run(Kind::complex_forward, n, x), spectrum, Kind::complex_forward, n);
+  expect_close<T>(run(Kind::complex_backward, n, conj_x), conj_spectrum, Kind::complex_backward, n);
+  expect_close<T>(run(Kind::real_forward, n, real_x), half, Kind::real_forward, n);
+  expect_close<T>(run(Kind::real_backward, n, half), n_real_x, Kind::real_backward, n);
+  expect_close<T>(run(Kind::dst1, n, real_x), sine, Kind::dst1, n);
+  if (n >= 2) expect_close<T>(run(Kind::dct1, n, real_x), cosine, Kind::dct1, n);
+}
+
+TEST(Fft, EveryLengthUpTo1000MatchesOneDirectSum) {
+  for (std::int64_t n = 1; n <= 1000; ++n) {
+    const auto re = random_rows(1, n, unsigned(n + 20000)), im = random_rows(1, n, unsigned(n + 30000));
+    std::vector<LongComplex> x(n);
+    for (std::int64_t j = 0; j < n; ++j) x[j] = {re[0][j], im[0][j]};
+    const auto spectrum = direct_dft(x, -1);
+    const auto sine_real = direct_dst1(re[0]);
+    const auto cosine_real = n >= 2 ? direct_dct1(re[0]) : std::vector<long double>{};
+    const std::vector<LongComplex> sine(sine_real.begin(), sine_real.end());
+    const std::vector<LongComplex> cosine(cosine_real.begin(), cosine_real.end());
+    check_every_kind<float>(n, x, spectrum, sine, cosine);
+    check_every_kind<double>(n, x, spectrum, sine, cosine);
+  }
 }
 
 // A plan for the calling thread (one-threaded, aligned: FFTW's SIMD paths)
