@@ -16,6 +16,7 @@
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
 #include "solvers/poisson/problem.hpp"
@@ -396,20 +397,7 @@ void run_typed(RunContext& context) {
 #if PORTASOLVE_HAVE_MPI
   const ps::HostGrid solution = decomposition ? gather_solution(*decomposition, x, problem.start) : ps::to_host(x);
   if (decomposition) {
-    const auto& dims = decomposition->dims();
-    auto& output = context.result.output();
-    output.set_attribute("ranks", static_cast<std::int64_t>(decomposition->size()));
-    output.set_attribute("process_grid", std::to_string(dims[0]) + "x" + std::to_string(dims[1]));
-    output.set_attribute("halo_transport", distributed::halo_transport_name(halo.device_aware));
-    // The slowest rank's: the one the others wait for.
-    double halo_s = halo.seconds;  // the last solve's (each solve resets it)
-    MPI_Allreduce(MPI_IN_PLACE, &halo_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    output.set_attribute("halo_s", halo_s);
-    char line[200];
-    std::snprintf(line, sizeof line, "ranks: %d (%dx%d blocks), halo exchanges %.3g s on the slowest rank (%s)\n",
-                  decomposition->size(), dims[0], dims[1], halo_s,
-                  distributed::halo_transport_name(halo.device_aware).c_str());
-    context.out << line;
+    report_ranks(context, *decomposition, halo);
   }
 #else
   const ps::HostGrid solution = ps::to_host(x);

@@ -17,6 +17,7 @@
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
 #include "solvers/smoothing/smooth.hpp"
@@ -307,19 +308,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
     gathered = sm::gather_image<Pixel>(*decomposition, output, 0);
     if (gathered.empty()) gathered.assign(image.rows * image.cols, Pixel(0));
     output_pixels = gathered.data();
-    const auto& grid = decomposition->dims();
-    out.set_attribute("ranks", static_cast<std::int64_t>(decomposition->size()));
-    out.set_attribute("process_grid", std::to_string(grid[0]) + "x" + std::to_string(grid[1]));
-    out.set_attribute("halo_transport", distributed::halo_transport_name(halo.device_aware));
-    // The slowest rank's: the one the others wait for.
-    double halo_s = halo.seconds;  // the last run's
-    MPI_Allreduce(MPI_IN_PLACE, &halo_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    out.set_attribute("halo_s", halo_s);
-    char line[200];
-    std::snprintf(line, sizeof line, "ranks: %d (%dx%d blocks), halo exchanges %.3g s on the slowest rank (%s)\n",
-                  decomposition->size(), grid[0], grid[1], halo_s,
-                  distributed::halo_transport_name(halo.device_aware).c_str());
-    context.out << line;
+    report_ranks(context, *decomposition, halo);
   }
 #endif
   if (!output_pixels) {

@@ -120,7 +120,7 @@ def main():
                             *flags], dict(env, OMP_NUM_THREADS=threads), log)
                 if done.returncode != 0:
                     why = [line for line in done.stderr.splitlines() if "error" in line][:1] or ["(no message)"]
-                    rows.append([f"{ranks}", "failed", "", "", "", "", "", "", why[0][:160]])
+                    rows.append([f"{ranks}", "failed", "", "", "", "", "", "", "", why[0][:160]])
                     failed = True
                     continue
                 with open_result(path) as f:
@@ -129,6 +129,7 @@ def main():
                     last = f["timing"]["solve_s_per_repeat"][-1] if "solve_s_per_repeat" in f["timing"] else seconds
                     attrs = f["output"].attrs
                     halo_s = float(attrs.get("halo_s", float("nan")))
+                    arrays_s = float(attrs.get("local_arrays_s", float("nan")))
                     transport = text(attrs.get("halo_transport", "-"))
                     device = text(f.attrs.get("device", "?"))
                     data = {d: f[d][...] for d in case["exact"] + case["close"]}
@@ -147,9 +148,11 @@ def main():
                 # queued before them, so it overstates the exchange.)
                 excess = seconds - first[0] * rank_counts[0] / ranks
                 rows.append([f"{ranks}", f"{seconds * 1e3:.1f}", f"{first[0] / seconds:.2f}", f"{excess * 1e3:.1f}",
-                             halo, share, transport, device.split(";")[0], same])
+                             halo, share, f"{arrays_s * 1e3:.1f}" if arrays_s == arrays_s else "-", transport,
+                             device.split(";")[0], same])
             print(f"\n{case['title']} ({case['clock']})\n")
-            print_table(["ranks", "time ms", "speedup", "ms over t1/R", "halo ms", "halo share", "halo transport",
+            print_table(["ranks", "time ms", "speedup", "ms over t1/R", "halo ms", "halo share", "local arrays ms",
+                         "halo transport",
                          "device (rank 0)", "= first rank count"], rows)
             sys.stdout.flush()
     sys.exit(1 if failed else 0)

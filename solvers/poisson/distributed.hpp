@@ -24,15 +24,12 @@
 #include <string>
 
 #include "distributed/grid_decomposition.hpp"
+#include "distributed/halo_statistics.hpp"
 #include "solvers/poisson/solver.hpp"
 
 namespace portasolve::poisson {
 
-struct HaloStatistics {
-  double seconds = 0;          // this rank's host time in halo exchanges
-  std::int64_t exchanges = 0;  // jacobi: one per sweep, plus the start and the final re-check
-  bool device_aware = false;   // device buffers handed to MPI (else staged through host copies)
-};
+using HaloStatistics = distributed::HaloStatistics;
 
 // x, rhs: this rank's local arrays, (rows_owned + 2) x (cols_owned + 2): its
 // block plus a ring holding the grid's boundary values where the block

@@ -27,16 +27,13 @@
 
 #include "core/spaces.hpp"
 #include "distributed/grid_decomposition.hpp"
+#include "distributed/halo_statistics.hpp"
 #include "solvers/smoothing/options.hpp"
 #include "solvers/smoothing/smooth.hpp"
 
 namespace portasolve::smoothing {
 
-struct HaloStatistics {
-  double seconds = 0;          // this rank's host time in halo exchanges
-  std::int64_t exchanges = 0;  // two a pass (along rows, then along columns with the corners)
-  bool device_aware = false;   // device buffers handed to MPI (else staged through host copies)
-};
+using HaloStatistics = distributed::HaloStatistics;
 
 // The image pixels a rank owns.
 struct ImageBlock {

@@ -61,6 +61,7 @@ def test_smoothing_over_ranks_gives_the_single_process_image(tmp_path, single, c
     assert attrs["ranks"] == ranks
     assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI", "staged through host buffers")
     assert attrs["process_grid"] in (f"{ranks}x1", f"1x{ranks}")
+    assert 0 <= attrs["local_arrays_s"] and 0 <= attrs["halo_s"]  # the slowest rank's, recorded beside the halo's
     assert "ranks" not in want_attrs
 
 
