@@ -6,6 +6,8 @@
 // compiler vectorises (the division costs more than a stencil there). The
 // rectangle is limited to 2^31 points.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "core/spaces.hpp"
@@ -76,6 +78,26 @@ template <class Sum, class Tag = void, class Functor, class Result>
 void reduce_rectangle(const char* name, const GridRectangle& rectangle, const Functor& functor, Result&& result) {
   Kokkos::parallel_reduce(name, rectangle_range(rectangle), RectangleSum<Functor, Sum, Tag>{functor, rectangle},
                           result);
+}
+
+template <class Destination, class Source>
+struct GridCopy {
+  Destination destination;
+  Source source;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { destination(i, j) = source(i, j); }
+};
+
+// destination = source for two 2-D Views of equal extents (subviews of
+// larger grids, say), walked as above: Kokkos 3.4's deep_copy walks strided
+// Views with its 2-D MDRange.
+template <class Destination, class Source>
+void copy_grid(const char* name, const Destination& destination, const Source& source) {
+  if (destination.extent(0) != source.extent(0) || destination.extent(1) != source.extent(1))
+    throw std::invalid_argument(std::string(name) + ": copy_grid between " + std::to_string(source.extent(0)) + "x" +
+                                std::to_string(source.extent(1)) + " and " + std::to_string(destination.extent(0)) +
+                                "x" + std::to_string(destination.extent(1)) + " Views");
+  for_rectangle(name, GridRectangle{0, 0, static_cast<int>(source.extent(0)), static_cast<int>(source.extent(1))},
+                GridCopy<Destination, Source>{destination, source});
 }
 
 }  // namespace portasolve

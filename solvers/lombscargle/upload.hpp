@@ -14,8 +14,8 @@ View upload(const char* label, const Vector& values) {
   View view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
   using Element = typename View::non_const_value_type;
   if constexpr (std::is_same<Element, typename Vector::value_type>::value) {
-    const Kokkos::View<const Element*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
-        values.data(), values.size());
+    const Kokkos::View<const Element*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values.data(),
+                                                                                                        values.size());
     Kokkos::deep_copy(view, host);
   } else {
     auto host = Kokkos::create_mirror_view(view);

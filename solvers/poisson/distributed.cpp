@@ -226,8 +226,8 @@ void run_jacobi_blocked(LocalGrid<T>& local, const distributed::GridDecompositio
   DeepHalo<T> deep(grid, depth);
   View2D<T> current = deep.make("poisson_jacobi_deep"), next = deep.make("poisson_jacobi_deep_next"),
             rhs = deep.make("poisson_rhs_deep");
-  Kokkos::deep_copy(deep.near(current), x);
-  Kokkos::deep_copy(deep.near(rhs), local.rhs());
+  copy_grid("poisson_deep_x_in", deep.near(current), x);
+  copy_grid("poisson_deep_rhs_in", deep.near(rhs), local.rhs());
   double arrays_seconds = arrays_watch.seconds();
   deep.exchange(rhs);
   deep.exchange(current);
@@ -252,7 +252,7 @@ void run_jacobi_blocked(LocalGrid<T>& local, const distributed::GridDecompositio
     stop = schedule.record(done, std::sqrt(local.global_sum(sum)));
   }
   arrays_watch.restart();
-  Kokkos::deep_copy(x, deep.near(current));
+  copy_grid("poisson_deep_x_out", x, deep.near(current));
   halo = deep.statistics();
   halo.arrays_seconds = arrays_seconds + arrays_watch.seconds();
 }

@@ -193,7 +193,7 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
                         local_cols),
       next(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local_next")), local_rows,
            local_cols);
-  Kokkos::deep_copy(Kokkos::subview(current, block_rows, block_cols), block);
+  copy_grid("smoothing_block_in", Kokkos::subview(current, block_rows, block_cols), block);
   pd::HaloExchange<Pixel> across(grid, depth, pd::HaloShape::across, ring),
       down(grid, depth, pd::HaloShape::down_with_corners, ring);
   double arrays_seconds = arrays_watch.seconds();
@@ -225,7 +225,7 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   }
   report.passes_per_launch = k;
   arrays_watch.restart();
-  Kokkos::deep_copy(output, Kokkos::subview(current, block_rows, block_cols));
+  copy_grid("smoothing_block_out", output, Kokkos::subview(current, block_rows, block_cols));
   arrays_seconds += arrays_watch.seconds();
   if (halo)
     *halo = HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(),
