@@ -250,34 +250,22 @@ struct OneRowRun {
     const std::int64_t out_length = kind == Kind::real_forward ? n / 2 + 1 : n;
     const Plan<T> plan(kind, n, 1);
     std::vector<LongComplex> got(out_length);
-    if (complex_in) {
-      const auto in =
-          device_rows<View2D<C>>(1, x.size(), [&](auto, auto j) { return C(T(x[j].real()), T(x[j].imag())); });
-      if (complex_out) {
-        View2D<C> out("out", 1, out_length);
-        plan.execute(in, out);
-        copy_out(out, got);
-      } else {
-        View2D<T> out("out", 1, out_length);
-        plan.execute(in, out);
-        copy_out(out, got);
-      }
-    } else {
-      const auto in = device_rows<View2D<T>>(1, n, [&](auto, auto j) { return T(x[j].real()); });
-      if (complex_out) {
-        View2D<C> out("out", 1, out_length);
-        plan.execute(in, out);
-        copy_out(out, got);
-      } else {
-        View2D<T> out("out", 1, out_length);
-        plan.execute(in, out);
-        copy_out(out, got);
-      }
-    }
+    const auto run_on = [&](const auto& in) {
+      if (complex_out)
+        execute_into<View2D<C>>(plan, in, got);
+      else
+        execute_into<View2D<T>>(plan, in, got);
+    };
+    if (complex_in)
+      run_on(device_rows<View2D<C>>(1, x.size(), [&](auto, auto j) { return C(T(x[j].real()), T(x[j].imag())); }));
+    else
+      run_on(device_rows<View2D<T>>(1, n, [&](auto, auto j) { return T(x[j].real()); }));
     return got;
   }
-  template <class V>
-  static void copy_out(const V& out, std::vector<LongComplex>& got) {
+  template <class Out, class In>
+  static void execute_into(const Plan<T>& plan, const In& in, std::vector<LongComplex>& got) {
+    const Out out("out", 1, got.size());
+    plan.execute(in, out);
     const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
     for (std::size_t k = 0; k < got.size(); ++k) got[k] = LongComplex(host(0, k));
   }
