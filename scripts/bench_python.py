@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Benchmark: the Python package against the Python libraries its users call today (issue 22). Prints Markdown.
+
+Same process, same arrays, timed back to back (median of --repeats runs after one warm-up):
+  overhead     per-call time of portasolve.signal.lombscargle on a tiny problem (N = 100 samples, M = 1000
+               frequencies) and on an almost empty one (N = 2, M = 1: the call's host overhead), against
+               scipy.signal.lombscargle on the same arrays; the same for ndimage.uniform_filter on 8x8
+  astropy      portasolve.timeseries.LombScargle(t, y, dy).power(f) (method auto: exact sums; and method
+               "fast": the NUFFT) against astropy's method="fast" (approximate) and method="cython" (exact)
+               on N = 1024 samples, M = 2^16 frequencies; errors of each against astropy's cython result
+  ndimage      portasolve.ndimage.uniform_filter / gaussian_filter on a 4096^2 float32 image against
+               scipy.ndimage's, and the largest difference
+
+usage: PYTHONPATH=build/openmp/python python3 scripts/bench_python.py [--only overhead,astropy,ndimage]
+       [--repeats 5]
+(on the CPU build set OMP_NUM_THREADS, OMP_PROC_BIND=spread OMP_PLACES=threads as for the other benchmarks)
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import portasolve
+
+
+def median_seconds(call, repeats, inner=1):
+    """Median over `repeats` of the time of `inner` calls, divided by `inner`, after one warm-up."""
+    call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(inner):
+            call()
+        times.append((time.perf_counter() - start) / inner)
+    return statistics.median(times)
+
+
+def table(header, rows):
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(str(cell) for cell in row) + " |")
+    print()
+
+
+def overhead(args):
+    import scipy.ndimage
+    import scipy.signal
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for n, m in ((100, 1000), (2, 1)):
+        x = np.sort(rng.uniform(0, 100, n))
+        y = np.sin(0.7 * x) + rng.normal(0, 0.3, n)
+        w = np.linspace(0.01, 3, m) if m > 1 else np.array([0.7])
+        ours = median_seconds(lambda: portasolve.signal.lombscargle(x, y, w), args.repeats, inner=200)
+        scipy_s = median_seconds(lambda: scipy.signal.lombscargle(x, y, w), args.repeats, inner=200)
+        rows.append([f"signal.lombscargle, N = {n}, M = {m}", f"{ours * 1e6:.1f}", f"{scipy_s * 1e6:.1f}",
+                     f"{scipy_s / ours:.2f}"])
+    img = rng.random((8, 8)).astype(np.float32)
+    ours = median_seconds(lambda: portasolve.ndimage.uniform_filter(img, 3), args.repeats, inner=200)
+    scipy_s = median_seconds(lambda: scipy.ndimage.uniform_filter(img, 3), args.repeats, inner=200)
+    rows.append(["ndimage.uniform_filter, 8x8 float32, size 3", f"{ours * 1e6:.1f}", f"{scipy_s * 1e6:.1f}",
+                 f"{scipy_s / ours:.2f}"])
+    print("Per-call time on tiny problems (us per call, median of runs of 200 calls)\n")
+    table(["call", "portasolve us", "SciPy us", "SciPy / portasolve"], rows)
+
+
+def astropy_case(args):
+    from astropy.timeseries import LombScargle as AstropyLombScargle
+
+    rng = np.random.default_rng(2)
+    n, m = 1024, 2 ** 16
+    t = np.sort(rng.uniform(0, 100, n))
+    dy = rng.uniform(0.1, 0.3, n)
+    y = np.sin(2 * np.pi * 0.4 * t) + rng.normal(0, 1, n) * dy
+    f = np.linspace(0.001, 5, m)
+    theirs = AstropyLombScargle(t, y, dy)
+    ours = portasolve.timeseries.LombScargle(t, y, dy)
+    reference = theirs.power(f, method="cython")
+    scale = np.max(np.abs(reference))
+    runs = {
+        "astropy cython (exact)": lambda: theirs.power(f, method="cython"),
+        "astropy fast (approximate)": lambda: theirs.power(f, method="fast"),
+        "portasolve auto (exact sums)": lambda: ours.power(f),
+        "portasolve fast (NUFFT)": lambda: ours.power(f, method="fast"),
+    }
+    seconds = {name: median_seconds(run, args.repeats) for name, run in runs.items()}
+    fast = seconds["astropy fast (approximate)"]
+    rows = []
+    for name, run in runs.items():
+        error = np.max(np.abs(run() - reference)) / scale
+        rows.append([name, f"{seconds[name] * 1e3:.2f}", f"{fast / seconds[name]:.2f}", f"{error:.1e}"])
+    print(f"astropy LombScargle(t, y, dy).power(f), N = {n}, M = 2^16, float64\n")
+    table(["method", "ms", "astropy fast / this", "max error / peak (vs astropy cython)"], rows)
+
+
+def ndimage_case(args):
+    import scipy.ndimage
+
+    rng = np.random.default_rng(3)
+    img = rng.random((4096, 4096)).astype(np.float32)
+    cases = {
+        "uniform_filter size 3, reflect": (lambda: portasolve.ndimage.uniform_filter(img, 3),
+                                           lambda: scipy.ndimage.uniform_filter(img, 3)),
+        "gaussian_filter sigma 2, reflect": (lambda: portasolve.ndimage.gaussian_filter(img, 2.0),
+                                             lambda: scipy.ndimage.gaussian_filter(img, 2.0)),
+    }
+    rows = []
+    for name, (ours, theirs) in cases.items():
+        ours_s = median_seconds(ours, args.repeats)
+        theirs_s = median_seconds(theirs, args.repeats)
+        difference = float(np.max(np.abs(ours().astype(np.float64) - theirs().astype(np.float64))))
+        rows.append([name, f"{ours_s * 1e3:.1f}", f"{theirs_s * 1e3:.1f}", f"{theirs_s / ours_s:.2f}",
+                     f"{difference:.1e}"])
+    print("scipy.ndimage on a 4096^2 float32 image\n")
+    table(["call", "portasolve ms", "SciPy ms", "SciPy / portasolve", "max difference"], rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="overhead,astropy,ndimage")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print("portasolve.info():\n\n```\n" + str(portasolve.info()).strip() + "\n```\n")
+    sys.stdout.flush()
+    cases = {"overhead": overhead, "astropy": astropy_case, "ndimage": ndimage_case}
+    for name in args.only.split(","):
+        cases[name](args)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
