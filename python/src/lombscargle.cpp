@@ -9,6 +9,7 @@
 #include "python/src/arrays.hpp"
 #include "python/src/bindings.hpp"
 #include "python/src/session.hpp"
+#include "python/src/signals.hpp"
 #include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
@@ -88,10 +89,12 @@ struct PackedSeries {
     dy = dy_array.size() != 0 ? dy_array.data() : nullptr;
   }
   std::size_t count() const { return offsets.size() - 1; }
-  std::vector<ls::Series> series() const {
-    std::vector<ls::Series> batch(count());
+  std::vector<ls::Series> series() const { return series(0, count()); }
+  // Series first .. first + n - 1.
+  std::vector<ls::Series> series(std::size_t first, std::size_t n) const {
+    std::vector<ls::Series> batch(n);
     for (std::size_t s = 0; s < batch.size(); ++s) {
-      const std::int64_t begin = offsets[s], end = offsets[s + 1];
+      const std::int64_t begin = offsets[first + s], end = offsets[first + s + 1];
       batch[s].t.assign(t + begin, t + end);
       batch[s].y.assign(y + begin, y + end);
       if (dy != nullptr) batch[s].dy.assign(dy + begin, dy + end);
@@ -109,6 +112,38 @@ ls::Options generalized_options(bool fit_mean, bool center_data, const std::stri
   options.normalization = ls::normalization_from_name(normalization);
   options.algorithm = ls::algorithm_from_name(algorithm);
   return options;
+}
+
+// A long batch runs in blocks of series, each its own Periodogram, so Ctrl-C
+// acts between blocks (each series' power does not depend on the others in
+// its batch: the same bits either way). A block holds at least
+// `pairs_per_block` sample-frequency pairs (a fraction of a second on two CPU
+// cores, so short calls stay one block) and a call at most `most_blocks`
+// blocks (each pays its setup and upload).
+constexpr std::int64_t pairs_per_block = std::int64_t{1} << 28;
+constexpr std::int64_t most_blocks = 64;
+
+struct SeriesBlock {
+  std::size_t first, count;
+};
+
+std::vector<SeriesBlock> series_blocks(const std::vector<std::int64_t>& offsets, std::size_t frequencies) {
+  const std::size_t count = offsets.size() - 1;
+  const std::int64_t pairs = offsets.back() * static_cast<std::int64_t>(frequencies);
+  const std::int64_t wanted = std::clamp<std::int64_t>(pairs / pairs_per_block, 1, most_blocks);
+  const std::int64_t per_block = std::max<std::int64_t>(1, pairs / wanted);
+  std::vector<SeriesBlock> blocks;
+  std::size_t first = 0;
+  std::int64_t block_pairs = 0;
+  for (std::size_t s = 0; s < count; ++s) {
+    block_pairs += (offsets[s + 1] - offsets[s]) * static_cast<std::int64_t>(frequencies);
+    if (block_pairs >= per_block || s + 1 == count) {
+      blocks.push_back({first, s + 1 - first});
+      first = s + 1;
+      block_pairs = 0;
+    }
+  }
+  return blocks;
 }
 
 ls::FrequencyGrid checked_grid(const std::vector<double>& values, bool uniform) {
@@ -140,9 +175,16 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
   const HostArray2D<T> out = write_view(power, "power");
   {
     py::gil_scoped_release release;
-    ls::Periodogram<T> periodogram(packed.series(), checked_grid(values, uniform), options);
-    periodogram.compute();
-    to_host(periodogram.power(), out);
+    const ls::FrequencyGrid grid = checked_grid(values, uniform);
+    const std::size_t frequencies = values.size();
+    for (const SeriesBlock& block : series_blocks(packed.offsets, frequencies)) {
+      if (block.first > 0) throw_if_python_interrupted();
+      const std::vector<ls::Series> series = packed.series(block.first, block.count);
+      ls::check_batch(series, options, block.first, packed.count());  // errors name the series in the whole batch
+      ls::Periodogram<T> periodogram(series, grid, options);
+      periodogram.compute();
+      to_host(periodogram.power(), HostArray2D<T>(out.data() + block.first * frequencies, block.count, frequencies));
+    }
   }
   return power;
 }

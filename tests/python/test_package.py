@@ -79,6 +79,15 @@ def test_ctrl_c_interrupts_an_iterative_solve():
         "portasolve.poisson.solve(rhs, ring)[1]['converged']") == "interrupted True"
 
 
+def test_ctrl_c_interrupts_a_long_lomb_scargle_batch():
+    # 1000 series x 4000 samples x 20000 frequencies (8e10 pairs): tens of seconds on two cores, run in
+    # blocks of series with a Ctrl-C check between them.
+    call = ("portasolve.timeseries.LombScargle(np.linspace(0, 100, 4000), "
+            "np.random.default_rng(2).random((1000, 4000))).power(np.linspace(0.01, 5, 20000))")
+    after = "portasolve.timeseries.LombScargle(np.arange(9.0), np.sin(np.arange(9.0))).power([0.1, 0.2]).shape"
+    assert interrupted_output(call, after) == "interrupted (2,)"
+
+
 def test_memory_stays_flat_over_many_small_calls():
     def resident_kib():
         with open("/proc/self/statm") as statm:

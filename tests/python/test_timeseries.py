@@ -100,6 +100,21 @@ def test_batches_of_equal_length(rng, shared_t):
         assert_close(power[s], reference(ts, y[s], dy[s], frequency, normalization="model"), 1e-10)
 
 
+@pytest.mark.parametrize("method", ["auto", "fast"])
+def test_a_long_batch_runs_in_blocks_with_the_bits_of_single_calls(rng, method):
+    # 40 series x 1000 samples x 20000 frequencies: 8e8 sample-frequency pairs, three blocks of series (the
+    # module splits calls past 2^28 pairs so Ctrl-C can act between blocks); each series' power must be the
+    # same bits as its own call's, at the blocks' edges too.
+    t = np.sort(rng.uniform(0, 100, (40, 1000)), axis=1)
+    y = np.sin(0.9 * t) + rng.normal(0, 0.3, t.shape)
+    dy = rng.uniform(0.2, 0.4, t.shape)
+    frequency = np.linspace(0.01, 5.0, 20000)
+    power = LombScargle(t, y, dy).power(frequency, method=method)
+    assert power.shape == (40, 20000)
+    for s in (0, 12, 13, 14, 26, 27, 39):
+        np.testing.assert_array_equal(power[s], LombScargle(t[s], y[s], dy[s]).power(frequency, method=method))
+
+
 def test_ragged_batch(rng):
     series = [light_curve(rng, n=n) for n in (40, 150, 77)]
     frequency = np.sort(rng.uniform(0.01, 2.0, 250))
