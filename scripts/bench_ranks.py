@@ -72,7 +72,10 @@ def main():
               "1.00", "-", "-", "-"]]
     for ranks in (int(r) for r in args.ranks.split(",")):
         path = os.path.join(args.out, f"ranks_{ranks}.h5")
-        run([args.mpirun, "-np", str(ranks), "-x", "OMP_NUM_THREADS", args.bin, "run", args.config, "--quiet",
+        # --bind-to none: Open MPI binds each of 1 or 2 ranks to one core by default, which puts a rank's
+        # OpenMP threads on that one core (1 rank of 2 threads ran at half the speed of the plain process).
+        run([args.mpirun, "-np", str(ranks), "--bind-to", "none", "-x", "OMP_NUM_THREADS", args.bin, "run",
+             args.config, "--quiet",
              "--overwrite", "--output", path, *flags], dict(env, OMP_NUM_THREADS=threads_for(ranks)))
         with open_result(path) as f:
             x = f["output/solution"][...]
