@@ -247,6 +247,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
   // Over MPI ranks each rank holds its block of the image on its device.
   std::unique_ptr<distributed::GridDecomposition> decomposition;
   sm::HaloStatistics halo;
+  sm::SmoothWorkspace<Pixel> workspace;  // the local arrays, kept over the repeats
   if (context.ranks.size > 1) {
     try {
       decomposition = sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(image.rows),
@@ -259,7 +260,7 @@ void run_typed(RunContext& context, const std::string& type_name) {
     input = sm::block_to_device<Pixel>(*decomposition, host_input);
     smooth = [&](const View2D<const Pixel>& in, const View2D<Pixel>& out, const sm::SmoothingOptions& o,
                  const sm::PassCallback& on_pass) {
-      return sm::smooth_distributed<Pixel>(*decomposition, in, out, o, on_pass, &halo);
+      return sm::smooth_distributed<Pixel>(*decomposition, in, out, o, on_pass, &halo, &workspace);
     };
   }
 #endif

@@ -164,6 +164,53 @@ int deep_passes(const pd::GridDecomposition& grid, const SmoothingOptions& optio
   return static_cast<int>(std::max<std::int64_t>(1, std::min(wanted, depth / r)));
 }
 
+}  // namespace
+
+// The fused path's local arrays and exchanges for one decomposition, block
+// and ring (kept by a SmoothWorkspace between calls).
+template <class Pixel>
+struct DeepRingArrays {
+  const pd::GridDecomposition* grid;
+  int depth;
+  pd::RingWidths ring;
+  View2D<Pixel> current, next;
+  pd::HaloExchange<Pixel> across, down;
+  std::int64_t calls = 0;  // smoothings run on these arrays
+
+  DeepRingArrays(const pd::GridDecomposition& decomposition, int ring_depth, const pd::RingWidths& widths,
+                 std::size_t local_rows, std::size_t local_cols)
+      : grid(&decomposition),
+        depth(ring_depth),
+        ring(widths),
+        // Every pixel is written before it is read: the block by the copy in,
+        // the ring by the exchanges (it lies only where a neighbour is), `next`
+        // whole by smooth().
+        current(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local")), local_rows,
+                local_cols),
+        next(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local_next")), local_rows,
+             local_cols),
+        across(decomposition, ring_depth, pd::HaloShape::across, widths),
+        down(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths) {}
+
+  bool fits(const pd::GridDecomposition& decomposition, int ring_depth, std::size_t local_rows,
+            std::size_t local_cols) const {
+    return grid == &decomposition && depth == ring_depth && current.extent(0) == local_rows &&
+           current.extent(1) == local_cols;
+  }
+};
+
+template <class Pixel>
+int SmoothWorkspace<Pixel>::ring_depth() const {
+  return deep ? deep->depth : 0;
+}
+
+template <class Pixel>
+std::int64_t SmoothWorkspace<Pixel>::calls() const {
+  return deep ? deep->calls : 0;
+}
+
+namespace {
+
 // k fused passes a round over ranks. The local array is the block plus a
 // ring of k r where a neighbour is (none where the block meets the image's
 // edge, so smooth() applies the border mode there as on one process). Each
@@ -176,7 +223,7 @@ int deep_passes(const pd::GridDecomposition& grid, const SmoothingOptions& optio
 template <class Pixel>
 SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mine, const View2D<const Pixel>& block,
                          const View2D<Pixel>& output, const SmoothingOptions& options, int k,
-                         const PassCallback& on_pass, HaloStatistics* halo) {
+                         const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
   // k r pixels where a neighbour is; k is bounded there by the block (deep_passes).
   const int depth = static_cast<int>(
       std::min<std::int64_t>(std::int64_t{k} * kernel_radius(options), std::numeric_limits<int>::max()));
@@ -187,15 +234,21 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   const auto local_rows = static_cast<std::size_t>(rows + ring.north + ring.south),
              local_cols = static_cast<std::size_t>(cols + ring.west + ring.east);
   Stopwatch arrays_watch;
-  // Every pixel is written before it is read: the block here, the ring by
-  // the exchanges (it lies only where a neighbour is), `next` whole by smooth().
-  View2D<Pixel> current(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local")), local_rows,
-                        local_cols),
-      next(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local_next")), local_rows,
-           local_cols);
+  std::shared_ptr<DeepRingArrays<Pixel>> arrays;
+  if (workspace && workspace->deep && workspace->deep->fits(grid, depth, local_rows, local_cols))
+    arrays = workspace->deep;
+  else {
+    if (workspace) workspace->deep.reset();  // its memory first
+    arrays = std::make_shared<DeepRingArrays<Pixel>>(grid, depth, ring, local_rows, local_cols);
+    if (workspace) workspace->deep = arrays;
+  }
+  ++arrays->calls;
+  View2D<Pixel> current = arrays->current, next = arrays->next;
+  pd::HaloExchange<Pixel>&across = arrays->across, &down = arrays->down;
+  // A kept exchange's totals run on: this call's are the differences.
+  const double halo_seconds_before = across.seconds() + down.seconds();
+  const std::int64_t exchanges_before = across.exchanges() + down.exchanges();
   copy_grid("smoothing_block_in", Kokkos::subview(current, block_rows, block_cols), block);
-  pd::HaloExchange<Pixel> across(grid, depth, pd::HaloShape::across, ring),
-      down(grid, depth, pd::HaloShape::down_with_corners, ring);
   double arrays_seconds = arrays_watch.seconds();
 
   SmoothingOptions local = options;
@@ -228,8 +281,9 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   copy_grid("smoothing_block_out", output, Kokkos::subview(current, block_rows, block_cols));
   arrays_seconds += arrays_watch.seconds();
   if (halo)
-    *halo = HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(),
-                           across.device_aware(), arrays_seconds};
+    *halo =
+        HaloStatistics{across.seconds() + down.seconds() - halo_seconds_before,
+                       across.exchanges() + down.exchanges() - exchanges_before, across.device_aware(), arrays_seconds};
   return report;
 }
 
@@ -238,7 +292,7 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
 template <class Pixel>
 SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
                                 const View2D<Pixel>& output, const SmoothingOptions& options,
-                                const PassCallback& on_pass, HaloStatistics* halo) {
+                                const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
   const int image_rows = static_cast<int>(grid.global_rows() - 2),
             image_cols = static_cast<int>(grid.global_cols() - 2);
   check(options, image_rows, image_cols);
@@ -266,7 +320,7 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
                                   (options.border == BorderMode::wrap ? "" : "not ") + "periodic (decompose_image)");
 
   const int fused = deep_passes(grid, options, image_rows, image_cols);
-  if (fused > 1) return smooth_deep<Pixel>(grid, mine, block, output, options, fused, on_pass, halo);
+  if (fused > 1) return smooth_deep<Pixel>(grid, mine, block, output, options, fused, on_pass, halo, workspace);
 
   const int r = kernel_radius(options);
   const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
@@ -432,7 +486,8 @@ std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<
 #define PORTASOLVE_SMOOTH_DISTRIBUTED(Pixel)                                                                          \
   template SmoothReport smooth_distributed<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&,           \
                                                   const View2D<Pixel>&, const SmoothingOptions&, const PassCallback&, \
-                                                  HaloStatistics*);                                                   \
+                                                  HaloStatistics*, SmoothWorkspace<Pixel>*);                          \
+  template struct SmoothWorkspace<Pixel>;                                                                             \
   template View2D<Pixel> block_to_device<Pixel>(const pd::GridDecomposition&, const HostImage<Pixel>&);               \
   template std::vector<Pixel> gather_image<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&, int);
 PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint8_t)

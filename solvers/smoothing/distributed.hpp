@@ -61,6 +61,21 @@ std::unique_ptr<distributed::GridDecomposition> decompose_image(MPI_Comm comm, s
 ImageBlock image_block(const distributed::GridDecomposition& grid, int rank);
 inline ImageBlock image_block(const distributed::GridDecomposition& grid) { return image_block(grid, grid.rank()); }
 
+template <class Pixel>
+struct DeepRingArrays;  // distributed.cpp
+
+// What smooth_distributed() keeps between calls when given one: the fused
+// path's deep-ringed local arrays and halo buffers (two 2 GB arrays a call
+// for a 32768^2 float image over 2 ranks, ~10 ms on H200s). Reused while the
+// decomposition, the block and the ring's depth stay the same; pass one
+// workspace to the calls of a repeated smoothing, and let it go to free them.
+template <class Pixel>
+struct SmoothWorkspace {
+  std::shared_ptr<DeepRingArrays<Pixel>> deep;
+  int ring_depth() const;      // of the arrays held (0: none)
+  std::int64_t calls() const;  // smoothings run on them
+};
+
 // `passes` passes of this rank's block (image_block() extents) into output
 // (same extents, not aliasing it). Collective over the decomposition's
 // communicator. on_pass is called after every pass. Throws
@@ -68,7 +83,8 @@ inline ImageBlock image_block(const distributed::GridDecomposition& grid) { retu
 template <class Pixel>
 SmoothReport smooth_distributed(const distributed::GridDecomposition& grid, const View2D<const Pixel>& block,
                                 const View2D<Pixel>& output, const SmoothingOptions& options,
-                                const PassCallback& on_pass = {}, HaloStatistics* halo = nullptr);
+                                const PassCallback& on_pass = {}, HaloStatistics* halo = nullptr,
+                                SmoothWorkspace<Pixel>* workspace = nullptr);
 
 // A whole image on the host, row-major.
 template <class Pixel>

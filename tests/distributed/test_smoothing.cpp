@@ -227,6 +227,40 @@ TEST(SmoothingOverRanks, FusedPassesOverADeepRing) {
   }
 }
 
+// A workspace keeps the fused path's local arrays between calls: the second
+// call reuses them (same arrays, fresh exchange counts) and gives the same
+// bits as the first; another depth makes new ones.
+TEST(SmoothingOverRanks, AWorkspaceKeepsTheLocalArraysBetweenCalls) {
+  const std::int64_t rows = 41, cols = 37;
+  const auto options = fused(with(box(1), sm::BorderMode::reflect, 9), 4);
+  const std::vector<float> image = test_image<float>(rows, cols, 5);
+  const std::vector<float> expected = single_rank(image, rows, cols, options);
+  const auto grid = sm::decompose_image(MPI_COMM_WORLD, rows, cols, options);
+  const View2D<float> block = sm::block_to_device<float>(*grid, HostImage<float>(image.data(), rows, cols));
+  const sm::ImageBlock b = sm::image_block(*grid);
+  sm::SmoothWorkspace<float> workspace;
+  const auto run = [&](const sm::SmoothingOptions& o) {
+    const View2D<float> output("output", block.extent(0), block.extent(1));
+    sm::HaloStatistics halo;
+    sm::smooth_distributed<float>(*grid, block, output, o, {}, &halo, &workspace);
+    return std::make_pair(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output), halo);
+  };
+  const auto [first, first_halo] = run(options);
+  EXPECT_EQ(workspace.ring_depth(), 4);
+  const auto [second, second_halo] = run(options);
+  EXPECT_EQ(workspace.calls(), 2);                         // the same arrays twice
+  EXPECT_EQ(second_halo.exchanges, first_halo.exchanges);  // this call's, not the workspace's total
+  EXPECT_EQ(first_halo.exchanges, 2 * 3);                  // 9 passes at 4 a round: 3 rounds, 2 exchanges each
+  for (std::int64_t i = 0; i < b.rows; ++i)
+    for (std::int64_t j = 0; j < b.cols; ++j) {
+      ASSERT_EQ(first(i, j), expected[(b.first_row + i) * cols + b.first_col + j]) << i << "," << j;
+      ASSERT_EQ(second(i, j), first(i, j)) << i << "," << j;
+    }
+  run(fused(with(box(1), sm::BorderMode::reflect, 9), 3));
+  EXPECT_EQ(workspace.ring_depth(), 3);
+  EXPECT_EQ(workspace.calls(), 1);  // new arrays for the ring of 3
+}
+
 // Blocks thinner than k r fuse fewer passes a round (as many as the ring
 // from the direct neighbours allows), or run a pass at a time.
 TEST(SmoothingOverRanks, FusedPassesShrinkToWhatTheBlocksAllow) {
