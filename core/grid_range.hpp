@@ -6,6 +6,7 @@
 // compiler vectorises (the division costs more than a stencil there). The
 // rectangle is limited to 2^31 points.
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -96,6 +97,12 @@ void copy_grid(const char* name, const Destination& destination, const Source& s
     throw std::invalid_argument(std::string(name) + ": copy_grid between " + std::to_string(source.extent(0)) + "x" +
                                 std::to_string(source.extent(1)) + " and " + std::to_string(destination.extent(0)) +
                                 "x" + std::to_string(destination.extent(1)) + " Views");
+  // The flat walk counts points in an int: past that, Kokkos' own copy.
+  if (static_cast<double>(source.extent(0)) * static_cast<double>(source.extent(1)) >
+      static_cast<double>(std::numeric_limits<int>::max())) {
+    Kokkos::deep_copy(destination, source);
+    return;
+  }
   for_rectangle(name, GridRectangle{0, 0, static_cast<int>(source.extent(0)), static_cast<int>(source.extent(1))},
                 GridCopy<Destination, Source>{destination, source});
 }

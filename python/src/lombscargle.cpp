@@ -177,10 +177,16 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
     py::gil_scoped_release release;
     const ls::FrequencyGrid grid = checked_grid(values, uniform);
     const std::size_t frequencies = values.size();
-    for (const SeriesBlock& block : series_blocks(packed.offsets, frequencies)) {
+    const std::vector<SeriesBlock> blocks = series_blocks(packed.offsets, frequencies);
+    // Every series is checked before any is computed (a bad one in the last
+    // block is an error at once, named by its index in the whole batch).
+    ls::check_options(options);
+    if (blocks.size() > 1)
+      for (const SeriesBlock& block : blocks)
+        ls::check_batch(packed.series(block.first, block.count), options, block.first, packed.count());
+    for (const SeriesBlock& block : blocks) {
       if (block.first > 0) throw_if_python_interrupted();
       const std::vector<ls::Series> series = packed.series(block.first, block.count);
-      ls::check_batch(series, options, block.first, packed.count());  // errors name the series in the whole batch
       ls::Periodogram<T> periodogram(series, grid, options);
       periodogram.compute();
       to_host(periodogram.power(), HostArray2D<T>(out.data() + block.first * frequencies, block.count, frequencies));
