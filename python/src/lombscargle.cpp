@@ -3,6 +3,7 @@
 // false-alarm probability.
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -89,12 +90,10 @@ struct PackedSeries {
     dy = dy_array.size() != 0 ? dy_array.data() : nullptr;
   }
   std::size_t count() const { return offsets.size() - 1; }
-  std::vector<ls::Series> series() const { return series(0, count()); }
-  // Series first .. first + n - 1.
-  std::vector<ls::Series> series(std::size_t first, std::size_t n) const {
-    std::vector<ls::Series> batch(n);
+  std::vector<ls::Series> series() const {
+    std::vector<ls::Series> batch(count());
     for (std::size_t s = 0; s < batch.size(); ++s) {
-      const std::int64_t begin = offsets[first + s], end = offsets[first + s + 1];
+      const std::int64_t begin = offsets[s], end = offsets[s + 1];
       batch[s].t.assign(t + begin, t + end);
       batch[s].y.assign(y + begin, y + end);
       if (dy != nullptr) batch[s].dy.assign(dy + begin, dy + end);
@@ -178,15 +177,19 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
     const ls::FrequencyGrid grid = checked_grid(values, uniform);
     const std::size_t frequencies = values.size();
     const std::vector<SeriesBlock> blocks = series_blocks(packed.offsets, frequencies);
-    // Every series is checked before any is computed (a bad one in the last
-    // block is an error at once, named by its index in the whole batch).
-    ls::check_options(options);
-    if (blocks.size() > 1)
-      for (const SeriesBlock& block : blocks)
-        ls::check_batch(packed.series(block.first, block.count), options, block.first, packed.count());
+    std::vector<ls::Series> all = packed.series();
+    // Over several blocks every series is checked before any is computed (a
+    // bad one in the last block is an error at once, named by its index in
+    // the whole batch); one block's Periodogram checks it.
+    if (blocks.size() > 1) {
+      ls::check_options(options);
+      ls::check_batch(all, options);
+    }
     for (const SeriesBlock& block : blocks) {
       if (block.first > 0) throw_if_python_interrupted();
-      const std::vector<ls::Series> series = packed.series(block.first, block.count);
+      const auto first = all.begin() + static_cast<std::ptrdiff_t>(block.first);
+      const std::vector<ls::Series> series(std::make_move_iterator(first),
+                                           std::make_move_iterator(first + static_cast<std::ptrdiff_t>(block.count)));
       ls::Periodogram<T> periodogram(series, grid, options);
       periodogram.compute();
       to_host(periodogram.power(), HostArray2D<T>(out.data() + block.first * frequencies, block.count, frequencies));

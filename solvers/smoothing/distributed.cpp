@@ -172,7 +172,6 @@ template <class Pixel>
 struct DeepRingArrays {
   const pd::GridDecomposition* grid;
   int depth;
-  pd::RingWidths ring;
   View2D<Pixel> current, next;
   pd::HaloExchange<Pixel> across, down;
   std::int64_t calls = 0;  // smoothings run on these arrays
@@ -181,7 +180,6 @@ struct DeepRingArrays {
                  std::size_t local_rows, std::size_t local_cols)
       : grid(&decomposition),
         depth(ring_depth),
-        ring(widths),
         // Every pixel is written before it is read: the block by the copy in,
         // the ring by the exchanges (it lies only where a neighbour is), `next`
         // whole by smooth().
@@ -234,17 +232,16 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   const auto local_rows = static_cast<std::size_t>(rows + ring.north + ring.south),
              local_cols = static_cast<std::size_t>(cols + ring.west + ring.east);
   Stopwatch arrays_watch;
-  std::shared_ptr<DeepRingArrays<Pixel>> arrays;
-  if (workspace && workspace->deep && workspace->deep->fits(grid, depth, local_rows, local_cols))
-    arrays = workspace->deep;
-  else {
-    if (workspace) workspace->deep.reset();  // its memory first
-    arrays = std::make_shared<DeepRingArrays<Pixel>>(grid, depth, ring, local_rows, local_cols);
-    if (workspace) workspace->deep = arrays;
+  SmoothWorkspace<Pixel> this_call;  // without a caller's workspace, arrays for this call alone
+  SmoothWorkspace<Pixel>& kept = workspace ? *workspace : this_call;
+  if (!kept.deep || !kept.deep->fits(grid, depth, local_rows, local_cols)) {
+    kept.deep.reset();  // its memory first
+    kept.deep = std::make_shared<DeepRingArrays<Pixel>>(grid, depth, ring, local_rows, local_cols);
   }
-  ++arrays->calls;
-  View2D<Pixel> current = arrays->current, next = arrays->next;
-  pd::HaloExchange<Pixel>&across = arrays->across, &down = arrays->down;
+  DeepRingArrays<Pixel>& arrays = *kept.deep;
+  ++arrays.calls;
+  View2D<Pixel> current = arrays.current, next = arrays.next;
+  pd::HaloExchange<Pixel>&across = arrays.across, &down = arrays.down;
   // A kept exchange's totals run on: this call's are the differences.
   const double halo_seconds_before = across.seconds() + down.seconds();
   const std::int64_t exchanges_before = across.exchanges() + down.exchanges();
