@@ -6,8 +6,7 @@
 # bit for bit, or the documented stall error), and the resident kernels'
 # results with the launched kernels' (Jacobi: bit for bit; CG: the same
 # residual to 1e-3). Prints one summary line per run; exit status 0 only if
-# every line passes. Known: cg_resident under racecheck alone may print
-# DIFFERS (BENCHMARKS.md, Poisson, 2026-11-25).
+# every line passes.
 #
 #   scripts/gpu-check.sh [--bundle DIR] [--out DIR] [--tools "memcheck racecheck synccheck"]
 #                        [--only REGEX] [--no-tests] [--stress]

@@ -136,17 +136,19 @@ StepRunner resident_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T
   using Kernel = ResidentCg<T, Sum>;
   const std::int64_t points = (std::int64_t(x.extent(0)) - 2) * (std::int64_t(x.extent(1)) - 2);
   const int teams = static_cast<int>(std::min<std::int64_t>(compute_units(), points));
-  const Kokkos::View<Sum**, MemSpace> partials("poisson_cg_partials", 2, teams);
+  const typename Kernel::Partials partials("poisson_cg_partials", 2, teams);
   const Kokkos::View<int, MemSpace> arrivals("poisson_cg_arrivals"), stalled("poisson_cg_stalled");
   // Two barriers a step, each counting every team: keep the count an int.
   const std::int64_t most_steps = std::numeric_limits<int>::max() / (2 * std::int64_t(teams)) - 1;
   const long long patience = resident_patience_from_environment();
+  const std::uint64_t lag = resident_lag_from_environment();
   return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
     for (std::int64_t step = first; step < first + steps; step += most_steps) {
       Kokkos::deep_copy(arrivals, 0);
       const Kernel kernel{x,        r,        p,        q,
                           scalars,  partials, arrivals, stalled,
-                          patience, step,     restart,  static_cast<int>(std::min(most_steps, first + steps - step))};
+                          patience, step,     restart,  static_cast<int>(std::min(most_steps, first + steps - step)),
+                          lag};
       Kokkos::parallel_for("poisson_cg_resident",
                            typename Kernel::Policy(teams, resident_cg_team_size).set_chunk_size(1), kernel);
     }

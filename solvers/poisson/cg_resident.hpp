@@ -34,14 +34,25 @@ struct ResidentCg {
   enum : int { pq_slot = FusedCg<T, Sum>::pq_slot };
   enum Reduction : int { pq_sum = 0, rr_sum = 1 };
 
+  // [Reduction][team]: a row of team partials per reduction. Laid out by
+  // rows whatever the memory space's default, and indexed through the View
+  // only: with the device's default LayoutLeft, `data() + which * stride(0)`
+  // made team t's pq slot team t-1's rr slot, so a late team could sum a
+  // neighbour's next partial (wrong scalars under racecheck, issue 19).
+  using Partials = Kokkos::View<Sum**, Kokkos::LayoutRight, MemSpace>;
+
   View2D<T> x, r, p, q;
-  Scalars scalars;                         // as FusedCg's: read at the start, written back at the end
-  Kokkos::View<Sum**, MemSpace> partials;  // [Reduction][team]
-  Kokkos::View<int, MemSpace> arrivals;    // zero at the launch, one count per team and barrier
+  Scalars scalars;                       // as FusedCg's: read at the start, written back at the end
+  Partials partials;                     // written at a barrier, read until the barrier after next
+  Kokkos::View<int, MemSpace> arrivals;  // zero at the launch, one count per team and barrier
   Kokkos::View<int, MemSpace> stalled;
   long long patience;  // polls before a wait gives up (resident_wait.hpp)
   std::int64_t first_step, restart_step;
   int steps;
+  // Tests hold the middle team back this long before it reads the partials
+  // (resident_lag_from_environment), so the others run ahead into the next
+  // phase: its sums must not change. Zero in production.
+  std::uint64_t lag;
 
   KOKKOS_INLINE_FUNCTION std::int64_t interior_cols() const { return std::int64_t(x.extent(1)) - 2; }
   KOKKOS_INLINE_FUNCTION std::int64_t points() const { return (std::int64_t(x.extent(0)) - 2) * interior_cols(); }
@@ -73,19 +84,20 @@ struct ResidentCg {
   KOKKOS_INLINE_FUNCTION Sum total(const Member& team, const Reduction which, const Sum partial,
                                    const int barrier) const {
     const int teams = team.league_size();
-    Sum* slots = partials.data() + which * partials.stride(0);
     team.team_barrier();
     if (team.team_rank() == 0) {
-      store_shared_word(slots + team.league_rank(), partial);
+      store_shared_word(&partials(which, team.league_rank()), partial);
       Kokkos::memory_fence();
       kokkos_compat::atomic_increment(arrivals.data());
       wait_until_reaches(arrivals.data(), barrier * teams, StallWatch{stalled.data(), patience});
     }
     converge_warp();
     team.team_barrier();
+    if (lag != 0 && team.league_rank() == teams / 2) hold_back(lag);
     Sum sum = 0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, teams), [&](const int t, Sum& s) { s += load_shared_word(slots + t); }, sum);
+        Kokkos::TeamThreadRange(team, teams), [&](const int t, Sum& s) { s += load_shared_word(&partials(which, t)); },
+        sum);
     team.team_barrier();
     return sum;
   }

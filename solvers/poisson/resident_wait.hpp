@@ -15,6 +15,7 @@
 // (acquire). A team barrier before the writer's fence and after the reader's
 // makes one thread's fence order its whole team's accesses (fences are
 // cumulative).
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -108,6 +109,19 @@ inline long long resident_patience_from_environment() {
   return value;
 }
 
+// Host side: how long tests hold one team of a resident launch back
+// (PORTASOLVE_RESIDENT_LAG: GPU clock cycles, or nanoseconds on hosts; a
+// non-negative integer, 0 or unset in production).
+inline std::uint64_t resident_lag_from_environment() {
+  const char* text = std::getenv("PORTASOLVE_RESIDENT_LAG");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < 0)
+    throw InputError("PORTASOLVE_RESIDENT_LAG: '" + std::string(text) + "' is not a non-negative integer");
+  return static_cast<std::uint64_t>(value);
+}
+
 // How a resident launch's waits give up: after `patience` polls, by raising
 // the launch's stall flag, which ends every other wait too.
 struct StallWatch {
@@ -146,6 +160,16 @@ KOKKOS_INLINE_FUNCTION void let_cycles_pass(const std::uint64_t cycles) {
   }
 #else
   (void)cycles;
+#endif
+}
+
+// Holds the calling thread back: `cycles` GPU clock cycles on GPUs, as many
+// nanoseconds on hosts (tests only: resident_lag_from_environment).
+KOKKOS_INLINE_FUNCTION void hold_back(const std::uint64_t cycles) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  let_cycles_pass(cycles);
+#else
+  std::this_thread::sleep_for(std::chrono::nanoseconds(cycles));
 #endif
 }
 

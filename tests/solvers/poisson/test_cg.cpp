@@ -143,6 +143,27 @@ TEST(PoissonCg, ResidentStallIsAnErrorNeverANumber) {
   ::testing::Test::RecordProperty("stalled_attempts", stalled);
 }
 
+// A team that falls behind (held back before it reads the other teams'
+// partials, so the rest run ahead into the next phase and publish their next
+// partials) must sum the same values: the solution stays bit for bit the
+// on-time one. On CUDA the partials once shared memory between the two
+// reductions' rows, and a late team summed a neighbour's next partial.
+TEST(PoissonCg, ResidentSumsStayWhenATeamFallsBehind) {
+  if (compute_units() < 2) GTEST_SKIP() << "one team: no team ever waits";
+  const Problem problem = reconstruction_problem(testing::test_image(31, 47));
+  constexpr const char* lag = "200000";  // GPU clock cycles (~0.1 ms) or host nanoseconds, each barrier
+  for (const bool single : {false, true}) {
+    const auto solve_resident = [&] {
+      return single ? run_cg<float>(problem, variants[3], 26, 0) : run_cg<double>(problem, variants[3], 26, 0);
+    };
+    const HostGrid on_time = solve_resident();
+    testing::ScopedEnvironment late("PORTASOLVE_RESIDENT_LAG", lag);
+    const HostGrid behind = solve_resident();
+    EXPECT_EQ(testing::max_abs_difference(behind, on_time), 0.0) << (single ? "float" : "double");
+    EXPECT_GT(testing::max_abs_difference(on_time, problem.start), 1e-3) << "no step was taken";
+  }
+}
+
 // The solution is re-checked from scratch after the last check: an x that
 // no longer gives the residual the check measured (here changed by the
 // check's own callback, after it was recorded) is an error, not an answer.
