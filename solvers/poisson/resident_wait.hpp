@@ -97,29 +97,30 @@ KOKKOS_INLINE_FUNCTION void store_stamped_word(std::uint64_t* word, const std::u
 // lowers it, so that tests can drive the stall path on purpose.
 constexpr long long resident_patience = 1LL << 26;
 
-// Host side, when a launcher is built: resident_patience, or the
-// environment's PORTASOLVE_RESIDENT_PATIENCE (a positive integer).
-inline long long resident_patience_from_environment() {
-  const char* text = std::getenv("PORTASOLVE_RESIDENT_PATIENCE");
-  if (text == nullptr || *text == '\0') return resident_patience;
+// Host side, when a launcher is built: the environment's `name` as an
+// integer of at least `minimum` (`what` names that rule in the error), or
+// `fallback` when it is unset or empty.
+inline long long resident_setting_from_environment(const char* name, long long fallback, long long minimum,
+                                                   const char* what) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < 1)
-    throw InputError("PORTASOLVE_RESIDENT_PATIENCE: '" + std::string(text) + "' is not a positive integer");
+  if (*end != '\0' || value < minimum) throw InputError(std::string(name) + ": '" + text + "' is not a " + what);
   return value;
 }
 
-// Host side: how long tests hold one team of a resident launch back
+// resident_patience, or PORTASOLVE_RESIDENT_PATIENCE (a positive integer).
+inline long long resident_patience_from_environment() {
+  return resident_setting_from_environment("PORTASOLVE_RESIDENT_PATIENCE", resident_patience, 1, "positive integer");
+}
+
+// How long tests hold one team of a resident launch back
 // (PORTASOLVE_RESIDENT_LAG: GPU clock cycles, or nanoseconds on hosts; a
 // non-negative integer, 0 or unset in production).
 inline std::uint64_t resident_lag_from_environment() {
-  const char* text = std::getenv("PORTASOLVE_RESIDENT_LAG");
-  if (text == nullptr || *text == '\0') return 0;
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < 0)
-    throw InputError("PORTASOLVE_RESIDENT_LAG: '" + std::string(text) + "' is not a non-negative integer");
-  return static_cast<std::uint64_t>(value);
+  return static_cast<std::uint64_t>(
+      resident_setting_from_environment("PORTASOLVE_RESIDENT_LAG", 0, 0, "non-negative integer"));
 }
 
 // How a resident launch's waits give up: after `patience` polls, by raising

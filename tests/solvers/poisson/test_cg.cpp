@@ -117,6 +117,11 @@ TEST(PoissonCg, ResidentFollowsTheLaunchedSteps) {
   }
 }
 
+// 26 resident cg_fused steps on `problem`, in float (`single`) or double.
+HostGrid run_resident(const Problem& problem, bool single) {
+  return single ? run_cg<float>(problem, variants[3], 26, 0) : run_cg<double>(problem, variants[3], 26, 0);
+}
+
 // A resident wait that gives up (after one poll, through the environment's
 // patience) ends in the documented stall error, never in a result; a solve
 // whose teams never had to give up equals the same resident solve without
@@ -126,13 +131,11 @@ TEST(PoissonCg, ResidentStallIsAnErrorNeverANumber) {
   const Problem problem = reconstruction_problem(testing::test_image(31, 47));
   int stalled = 0;
   for (const bool single : {false, true}) {
-    const HostGrid patient =
-        single ? run_cg<float>(problem, variants[3], 26, 0) : run_cg<double>(problem, variants[3], 26, 0);
+    const HostGrid patient = run_resident(problem, single);
     testing::ScopedEnvironment impatient("PORTASOLVE_RESIDENT_PATIENCE", "1");
     for (int attempt = 0; attempt < 4; ++attempt) {
       try {
-        const HostGrid x =
-            single ? run_cg<float>(problem, variants[3], 26, 0) : run_cg<double>(problem, variants[3], 26, 0);
+        const HostGrid x = run_resident(problem, single);
         EXPECT_EQ(testing::max_abs_difference(x, patient), 0.0) << (single ? "float" : "double") << " " << attempt;
       } catch (const SolverError& error) {
         EXPECT_NE(std::string(error.what()).find("did not all run at once"), std::string::npos) << error.what();
@@ -153,12 +156,9 @@ TEST(PoissonCg, ResidentSumsStayWhenATeamFallsBehind) {
   const Problem problem = reconstruction_problem(testing::test_image(31, 47));
   constexpr const char* lag = "200000";  // GPU clock cycles (~0.1 ms) or host nanoseconds, each barrier
   for (const bool single : {false, true}) {
-    const auto solve_resident = [&] {
-      return single ? run_cg<float>(problem, variants[3], 26, 0) : run_cg<double>(problem, variants[3], 26, 0);
-    };
-    const HostGrid on_time = solve_resident();
+    const HostGrid on_time = run_resident(problem, single);
     testing::ScopedEnvironment late("PORTASOLVE_RESIDENT_LAG", lag);
-    const HostGrid behind = solve_resident();
+    const HostGrid behind = run_resident(problem, single);
     EXPECT_EQ(testing::max_abs_difference(behind, on_time), 0.0) << (single ? "float" : "double");
     EXPECT_GT(testing::max_abs_difference(on_time, problem.start), 1e-3) << "no step was taken";
   }
