@@ -2,8 +2,10 @@
 // The halo of a rank's local array (GridDecomposition's layout): the `width`
 // rows and columns of each neighbour's block next to this one. Edges are
 // packed on the device into contiguous buffers, exchanged with non-blocking
-// MPI (device buffers when the MPI library moves device memory, else host
-// copies), and unpacked into the ring. Corners are not exchanged: the 5-point
+// MPI (device buffers when the MPI library moves device memory; else, between
+// the GPUs of one node, copied device to device with an empty MPI message
+// saying so (peer_links.hpp); else through host copies), and unpacked into
+// the ring. Corners are not exchanged: the 5-point
 // stencil does not read them.
 //
 // start() and finish() split one exchange so the caller can update the
@@ -18,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -25,7 +28,9 @@
 #include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 #include "distributed/grid_decomposition.hpp"
+#include "distributed/halo_statistics.hpp"
 #include "distributed/mpi_session.hpp"
+#include "distributed/peer_links.hpp"
 
 namespace portasolve::distributed {
 
@@ -158,6 +163,11 @@ class HaloExchange {
         receive_host_[s] = receive_buffer_[s];
       }
     }
+    if (staged_on_device && !device_aware_ && peer_links_supported()) {
+      std::array<std::size_t, sides> receive_bytes{};
+      for (int s = 0; s < sides; ++s) receive_bytes[s] = sizeof(T) * static_cast<std::size_t>(receive_[s].points());
+      peers_ = std::make_shared<PeerLinks>(comm_, neighbour_, receive_bytes);
+    }
   }
 
   // Packs this rank's edges of `x` and posts the sends and receives.
@@ -172,21 +182,28 @@ class HaloExchange {
                            EdgeCopy<T>{x, send_buffer_[s], r.first_row, r.first_col, r.cols});
     }
     if (!device_aware_) Kokkos::fence();
+    const int parity = static_cast<int>(exchanges_ & 1);
     for (int s = 0; s < sides; ++s) {
       if (neighbour_[s] == MPI_PROC_NULL) continue;
-      if (!device_aware_) Kokkos::deep_copy(send_host_[s], send_buffer_[s]);
+      if (linked(s))
+        peers_->copy_to_neighbour(s, parity, send_buffer_[s].data(), sizeof(T) * send_[s].points());
+      else if (!device_aware_)
+        Kokkos::deep_copy(send_host_[s], send_buffer_[s]);
     }
-    if (device_aware_) Kokkos::fence();  // the packed buffers are complete before MPI reads them
+    // The packed buffers are complete before MPI reads them, and the peer
+    // copies have landed before the messages that announce them.
+    if (device_aware_ || (peers_ && peers_->any_linked())) Kokkos::fence();
     for (int s = 0; s < sides; ++s) {
       if (neighbour_[s] == MPI_PROC_NULL) continue;
+      // The tag names the side the message travels to, so north's send meets
+      // the northern neighbour's receive from its south. A peer link's
+      // message is empty: its halo is already in the receive buffer.
+      const int in_count = linked(s) ? 0 : receive_[s].points(), out_count = linked(s) ? 0 : send_[s].points();
       T* in = device_aware_ ? receive_buffer_[s].data() : receive_host_[s].data();
       T* out = device_aware_ ? send_buffer_[s].data() : send_host_[s].data();
-      // The tag names the side the message travels to, so north's send meets
-      // the northern neighbour's receive from its south.
-      check(MPI_Irecv(in, receive_[s].points(), mpi_type<T>(), neighbour_[s], opposite(s), comm_, &requests_[posted++]),
+      check(MPI_Irecv(in, in_count, mpi_type<T>(), neighbour_[s], opposite(s), comm_, &requests_[posted++]),
             "MPI_Irecv");
-      check(MPI_Isend(out, send_[s].points(), mpi_type<T>(), neighbour_[s], s, comm_, &requests_[posted++]),
-            "MPI_Isend");
+      check(MPI_Isend(out, out_count, mpi_type<T>(), neighbour_[s], s, comm_, &requests_[posted++]), "MPI_Isend");
     }
     posted_ = posted;
     seconds_ += watch.seconds();
@@ -197,12 +214,17 @@ class HaloExchange {
     Kokkos::Timer watch;
     check(MPI_Waitall(posted_, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     posted_ = 0;
+    const int parity = static_cast<int>(exchanges_ & 1);
     for (int s = 0; s < sides; ++s) {
       if (neighbour_[s] == MPI_PROC_NULL) continue;
-      if (!device_aware_) Kokkos::deep_copy(receive_buffer_[s], receive_host_[s]);
       const Rectangle& r = receive_[s];
+      View1D<T> arrived = receive_buffer_[s];
+      if (linked(s))
+        arrived = View1D<T>(static_cast<T*>(peers_->receive_buffer(s, parity)), r.points());
+      else if (!device_aware_)
+        Kokkos::deep_copy(receive_buffer_[s], receive_host_[s]);
       Kokkos::parallel_for("halo_unpack", Kokkos::RangePolicy<ExecSpace, UnpackTag>(0, r.points()),
-                           EdgeCopy<T>{x, receive_buffer_[s], r.first_row, r.first_col, r.cols});
+                           EdgeCopy<T>{x, arrived, r.first_row, r.first_col, r.cols});
     }
     ++exchanges_;
     seconds_ += watch.seconds();
@@ -216,10 +238,22 @@ class HaloExchange {
   // Host time spent in start() and finish(): packing, staging, waiting.
   double seconds() const noexcept { return seconds_; }
   std::int64_t exchanges() const noexcept { return exchanges_; }
-  bool device_aware() const noexcept { return device_aware_; }
+  HaloTransport transport() const noexcept {
+    if (!staged_on_device) return HaloTransport::host_memory;
+    if (device_aware_) return HaloTransport::device_aware_mpi;
+    int sides_with_neighbours = 0, linked_sides = 0;
+    for (int s = 0; s < sides; ++s) {
+      sides_with_neighbours += neighbour_[s] != MPI_PROC_NULL;
+      linked_sides += linked(s);
+    }
+    if (sides_with_neighbours == 0) return HaloTransport::no_neighbours;
+    if (linked_sides == 0) return HaloTransport::staged;
+    return linked_sides == sides_with_neighbours ? HaloTransport::peer_copies : HaloTransport::peer_and_staged;
+  }
 
  private:
   static int opposite(int side) { return side ^ 1; }  // north <-> south, west <-> east
+  bool linked(int side) const noexcept { return peers_ && peers_->linked(side); }
   static void check(int code, const char* call) {
     if (code != MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING];
@@ -238,6 +272,7 @@ class HaloExchange {
   static constexpr bool staged_on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
   using HostBuffer = Kokkos::View<T*, std::conditional_t<staged_on_device, kokkos_compat::PinnedHostSpace, MemSpace>>;
   std::array<HostBuffer, sides> send_host_, receive_host_;
+  std::shared_ptr<PeerLinks> peers_;  // device-to-device sides (staged device builds only)
   std::array<MPI_Request, 2 * sides> requests_{};
   int posted_ = 0;
   double seconds_ = 0;

@@ -62,9 +62,22 @@ bool device_memory_aware() {
 #endif
 }
 
-std::string halo_transport_name(bool device_aware) {
-  if (std::is_same<MemSpace, HostSpace>::value) return "host memory (no device)";
-  return device_aware ? "device-aware MPI" : "staged through host buffers";
+std::string halo_transport_name(HaloTransport transport) {
+  switch (transport) {
+    case HaloTransport::host_memory:
+      return "host memory (no device)";
+    case HaloTransport::device_aware_mpi:
+      return "device-aware MPI";
+    case HaloTransport::peer_copies:
+      return "device to device (CUDA IPC)";
+    case HaloTransport::peer_and_staged:
+      return "device to device within a node (CUDA IPC), staged between nodes";
+    case HaloTransport::no_neighbours:
+      return "none (no neighbours)";
+    case HaloTransport::staged:
+      break;
+  }
+  return "staged through host buffers";
 }
 
 std::vector<std::string> all_gather_strings(const std::string& mine, MPI_Comm comm) {

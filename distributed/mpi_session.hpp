@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/halo_statistics.hpp"
+
 namespace portasolve::distributed {
 
 // True when the environment shows an MPI launcher started this process
@@ -44,8 +46,9 @@ RankInfo rank_info(MPI_Comm comm = MPI_COMM_WORLD);
 // Otherwise halos are staged through host buffers.
 bool device_memory_aware();
 
-// "device-aware MPI" or "staged through host buffers": what the result file says.
-std::string halo_transport_name(bool device_aware);
+// What the result file says of a HaloTransport ("device-aware MPI", "staged
+// through host buffers", ...).
+std::string halo_transport_name(HaloTransport transport);
 
 // Every rank's string, in rank order, on every rank.
 std::vector<std::string> all_gather_strings(const std::string& mine, MPI_Comm comm = MPI_COMM_WORLD);

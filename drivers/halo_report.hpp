@@ -21,7 +21,7 @@ inline void report_ranks(RunContext& context, const distributed::GridDecompositi
                          const distributed::HaloStatistics& halo) {
   const auto& dims = decomposition.dims();
   auto& output = context.result.output();
-  const std::string transport = distributed::halo_transport_name(halo.device_aware);
+  const std::string transport = distributed::halo_transport_name(halo.transport);
   output.set_attribute("ranks", static_cast<std::int64_t>(decomposition.size()));
   output.set_attribute("process_grid", std::to_string(dims[0]) + "x" + std::to_string(dims[1]));
   output.set_attribute("halo_transport", transport);

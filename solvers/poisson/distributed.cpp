@@ -144,7 +144,7 @@ class LocalGrid {
     halo_.finish(next);
   }
 
-  HaloStatistics statistics() const { return HaloStatistics{halo_.seconds(), halo_.exchanges(), halo_.device_aware()}; }
+  HaloStatistics statistics() const { return HaloStatistics{halo_.seconds(), halo_.exchanges(), halo_.transport()}; }
   const View2D<T>& rhs() const { return rhs_; }
 
  private:
@@ -208,7 +208,8 @@ class DeepHalo {
     down_.exchange(deep);
   }
   HaloStatistics statistics() const {
-    return HaloStatistics{across_.seconds() + down_.seconds(), down_.exchanges(), down_.device_aware()};
+    return HaloStatistics{across_.seconds() + down_.seconds(), down_.exchanges(),
+                          distributed::combined(across_.transport(), down_.transport())};
   }
 
  private:

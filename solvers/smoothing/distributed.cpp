@@ -278,9 +278,9 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   copy_grid("smoothing_block_out", output, Kokkos::subview(current, block_rows, block_cols));
   arrays_seconds += arrays_watch.seconds();
   if (halo)
-    *halo =
-        HaloStatistics{across.seconds() + down.seconds() - halo_seconds_before,
-                       across.exchanges() + down.exchanges() - exchanges_before, across.device_aware(), arrays_seconds};
+    *halo = HaloStatistics{across.seconds() + down.seconds() - halo_seconds_before,
+                           across.exchanges() + down.exchanges() - exchanges_before,
+                           pd::combined(across.transport(), down.transport()), arrays_seconds};
   return report;
 }
 
@@ -420,8 +420,8 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
   }
   Kokkos::deep_copy(output, Kokkos::subview(current, block_range, block_cols));
   if (halo)
-    *halo =
-        HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(), across.device_aware()};
+    *halo = HaloStatistics{across.seconds() + down.seconds(), across.exchanges() + down.exchanges(),
+                           pd::combined(across.transport(), down.transport())};
   return report;
 }
 

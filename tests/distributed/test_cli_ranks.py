@@ -51,7 +51,8 @@ def test_ranks_give_the_single_process_solution_bit_for_bit(tmp_path, single_ran
     if ranks > 1:
         assert attrs["ranks"] == ranks
         assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI",
-                                           "staged through host buffers")
+                                           "staged through host buffers", "device to device (CUDA IPC)",
+                                           "device to device within a node (CUDA IPC), staged between nodes")
         rows, cols = (int(v) for v in attrs["process_grid"].split("x"))
         assert rows * cols == ranks
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries left

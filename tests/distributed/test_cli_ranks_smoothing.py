@@ -59,7 +59,9 @@ def test_smoothing_over_ranks_gives_the_single_process_image(tmp_path, single, c
     assert got.dtype == want.dtype and got.shape == want.shape == (61, 47)
     assert np.array_equal(got, want)  # bit for bit (no NaN in these images)
     assert attrs["ranks"] == ranks
-    assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI", "staged through host buffers")
+    assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI", "staged through host buffers",
+                                       "device to device (CUDA IPC)",
+                                       "device to device within a node (CUDA IPC), staged between nodes")
     assert attrs["process_grid"] in (f"{ranks}x1", f"1x{ranks}")
     assert 0 <= attrs["local_arrays_s"] and 0 <= attrs["halo_s"]  # the slowest rank's, recorded beside the halo's
     assert "ranks" not in want_attrs

@@ -118,6 +118,60 @@ TYPED_TEST(HaloExchangeTest, RingFacingNeighboursGetsTheirEdgesAndTheGridEdgeIsK
   EXPECT_EQ(halo.exchanges(), 1);
 }
 
+// Rounds one after another, each with new values: every round's ring holds
+// that round's neighbour points (device-to-device links alternate two
+// receive buffers by round; a round read from the wrong one shows here).
+TYPED_TEST(HaloExchangeTest, EachOfSeveralExchangesBringsItsOwnRound) {
+  using T = TypeParam;
+  pd::GridDecomposition grid(MPI_COMM_WORLD, 23, 17);
+  const std::int64_t local_rows = grid.rows_owned().count + 2, local_cols = grid.cols_owned().count + 2;
+  const auto value = [&](std::int64_t i, std::int64_t j, int round) {
+    return T(label(grid.rows_owned().first - 1 + i, grid.cols_owned().first - 1 + j) + 100000 * round);
+  };
+  portasolve::View2D<T> x("x", local_rows, local_cols);
+  auto host = Kokkos::create_mirror_view(x);
+  pd::HaloExchange<T> halo(grid, 1);
+  for (int round = 0; round < 5; ++round) {
+    for (std::int64_t i = 0; i < local_rows; ++i)
+      for (std::int64_t j = 0; j < local_cols; ++j) {
+        const bool ring = i == 0 || j == 0 || i == local_rows - 1 || j == local_cols - 1;
+        host(i, j) = ring ? T(-7) : value(i, j, round);
+      }
+    Kokkos::deep_copy(x, host);
+    halo.exchange(x);
+    Kokkos::deep_copy(host, x);
+    for (std::int64_t j = 1; j + 1 < local_cols; ++j) {
+      if (grid.north() != MPI_PROC_NULL) EXPECT_EQ(host(0, j), value(0, j, round)) << "round " << round;
+      if (grid.south() != MPI_PROC_NULL)
+        EXPECT_EQ(host(local_rows - 1, j), value(local_rows - 1, j, round)) << "round " << round;
+    }
+    for (std::int64_t i = 1; i + 1 < local_rows; ++i) {
+      if (grid.west() != MPI_PROC_NULL) EXPECT_EQ(host(i, 0), value(i, 0, round)) << "round " << round;
+      if (grid.east() != MPI_PROC_NULL)
+        EXPECT_EQ(host(i, local_cols - 1), value(i, local_cols - 1, round)) << "round " << round;
+    }
+  }
+  EXPECT_EQ(halo.exchanges(), 5);
+  const pd::HaloTransport transport = halo.transport();
+  if (world_size() > 1) {
+    EXPECT_NE(transport, pd::HaloTransport::no_neighbours);
+    EXPECT_NE(pd::halo_transport_name(transport), "");
+  }
+  ::testing::Test::RecordProperty("halo_transport", pd::halo_transport_name(transport));
+}
+
+// Two exchanges of one solver (across, then down) report together.
+TEST(HaloTransport, CombinedNamesWhatTravelledOverBothExchanges) {
+  using pd::HaloTransport;
+  EXPECT_EQ(pd::combined(HaloTransport::no_neighbours, HaloTransport::staged), HaloTransport::staged);
+  EXPECT_EQ(pd::combined(HaloTransport::peer_copies, HaloTransport::no_neighbours), HaloTransport::peer_copies);
+  EXPECT_EQ(pd::combined(HaloTransport::peer_copies, HaloTransport::peer_copies), HaloTransport::peer_copies);
+  EXPECT_EQ(pd::combined(HaloTransport::staged, HaloTransport::peer_copies), HaloTransport::peer_and_staged);
+  EXPECT_EQ(pd::combined(HaloTransport::peer_copies, HaloTransport::peer_and_staged), HaloTransport::peer_and_staged);
+  EXPECT_EQ(pd::halo_transport_name(HaloTransport::staged), "staged through host buffers");
+  EXPECT_EQ(pd::halo_transport_name(HaloTransport::peer_copies), "device to device (CUDA IPC)");
+}
+
 TEST(OrderedSum, SameBitsOnEveryRankAndEqualToTheSumInRankOrder) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
