@@ -29,7 +29,8 @@ class PeerLinks {
 
   // neighbour[s]: the rank on side s (MPI_PROC_NULL: none); receive_bytes[s]:
   // the size of the halo that arrives from it. Collective with the neighbours.
-  PeerLinks(MPI_Comm comm, const std::array<int, sides>& neighbour, const std::array<std::size_t, sides>& receive_bytes);
+  PeerLinks(MPI_Comm comm, const std::array<int, sides>& neighbour,
+            const std::array<std::size_t, sides>& receive_bytes);
   ~PeerLinks();
   PeerLinks(const PeerLinks&) = delete;
   PeerLinks& operator=(const PeerLinks&) = delete;
