@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -167,34 +168,52 @@ int deep_passes(const pd::GridDecomposition& grid, const SmoothingOptions& optio
 }  // namespace
 
 // The fused path's local arrays and exchanges for one decomposition, block
-// and ring (kept by a SmoothWorkspace between calls).
+// and ring (kept by a SmoothWorkspace between calls). `current` holds the
+// block between calls (its input before, its result after).
 template <class Pixel>
 struct DeepRingArrays {
   const pd::GridDecomposition* grid;
   int depth;
+  pd::RingWidths ring;
+  std::pair<int, int> block_rows, block_cols;  // of the local arrays
   View2D<Pixel> current, next;
-  pd::HaloExchange<Pixel> across, down;
+  // None for a window of radius 0: nothing to exchange.
+  std::optional<pd::HaloExchange<Pixel>> across, down;
   std::int64_t calls = 0;  // smoothings run on these arrays
 
   DeepRingArrays(const pd::GridDecomposition& decomposition, int ring_depth, const pd::RingWidths& widths,
-                 std::size_t local_rows, std::size_t local_cols)
+                 const ImageBlock& mine)
       : grid(&decomposition),
         depth(ring_depth),
-        // Every pixel is written before it is read: the block by the copy in,
-        // the ring by the exchanges (it lies only where a neighbour is), `next`
-        // whole by smooth().
-        current(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local")), local_rows,
-                local_cols),
-        next(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local_next")), local_rows,
-             local_cols),
-        across(decomposition, ring_depth, pd::HaloShape::across, widths),
-        down(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths) {}
-
-  bool fits(const pd::GridDecomposition& decomposition, int ring_depth, std::size_t local_rows,
-            std::size_t local_cols) const {
-    return grid == &decomposition && depth == ring_depth && current.extent(0) == local_rows &&
-           current.extent(1) == local_cols;
+        ring(widths),
+        block_rows(widths.north, widths.north + static_cast<int>(mine.rows)),
+        block_cols(widths.west, widths.west + static_cast<int>(mine.cols)),
+        // Every pixel is written before it is read: the block by the caller
+        // (or the copy in), the ring by the exchanges (it lies only where a
+        // neighbour is), `next` whole by smooth().
+        current(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local")), local_rows(mine),
+                local_cols(mine)),
+        next(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_local_next")), local_rows(mine),
+             local_cols(mine)) {
+    if (ring_depth > 0) {
+      across.emplace(decomposition, ring_depth, pd::HaloShape::across, widths);
+      down.emplace(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths);
+    }
   }
+
+  std::size_t local_rows(const ImageBlock& mine) const {
+    return static_cast<std::size_t>(mine.rows + ring.north + ring.south);
+  }
+  std::size_t local_cols(const ImageBlock& mine) const {
+    return static_cast<std::size_t>(mine.cols + ring.west + ring.east);
+  }
+  bool fits(const pd::GridDecomposition& decomposition, int ring_depth, const ImageBlock& mine) const {
+    return grid == &decomposition && depth == ring_depth && current.extent(0) == local_rows(mine) &&
+           current.extent(1) == local_cols(mine);
+  }
+  LocalBlock<Pixel> block() const { return Kokkos::subview(current, block_rows, block_cols); }
+  double halo_seconds() const { return across ? across->seconds() + down->seconds() : 0.0; }
+  std::int64_t exchanges() const { return across ? across->exchanges() + down->exchanges() : 0; }
 };
 
 template <class Pixel>
@@ -209,45 +228,39 @@ std::int64_t SmoothWorkspace<Pixel>::calls() const {
 
 namespace {
 
-// k fused passes a round over ranks. The local array is the block plus a
-// ring of k r where a neighbour is (none where the block meets the image's
-// edge, so smooth() applies the border mode there as on one process). Each
-// round exchanges the ring (west and east, then north and south the full
-// width, which carries the corners) and runs smooth() for k passes on the
-// whole local array with the real border mode: at the ring's outer edge
-// that border reads the wrong pixels, and each pass carries the error r
-// pixels further in, so after k passes it has not left the ring and the
-// block is the same sum in the same order as on one process.
+// The deep-ringed arrays for k passes a round: the workspace's when they fit,
+// else new ones (the old ones freed first).
 template <class Pixel>
-SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mine, const View2D<const Pixel>& block,
-                         const View2D<Pixel>& output, const SmoothingOptions& options, int k,
-                         const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
+DeepRingArrays<Pixel>& deep_arrays(const pd::GridDecomposition& grid, const SmoothingOptions& options, int k,
+                                   SmoothWorkspace<Pixel>& kept) {
   // k r pixels where a neighbour is; k is bounded there by the block (deep_passes).
   const int depth = static_cast<int>(
       std::min<std::int64_t>(std::int64_t{k} * kernel_radius(options), std::numeric_limits<int>::max()));
-  const pd::RingWidths ring = pd::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/0, /*edge_rows=*/false);
-  const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
-  const auto block_rows = std::make_pair(ring.north, ring.north + rows);
-  const auto block_cols = std::make_pair(ring.west, ring.west + cols);
-  const auto local_rows = static_cast<std::size_t>(rows + ring.north + ring.south),
-             local_cols = static_cast<std::size_t>(cols + ring.west + ring.east);
-  Stopwatch arrays_watch;
-  SmoothWorkspace<Pixel> this_call;  // without a caller's workspace, arrays for this call alone
-  SmoothWorkspace<Pixel>& kept = workspace ? *workspace : this_call;
-  if (!kept.deep || !kept.deep->fits(grid, depth, local_rows, local_cols)) {
+  const ImageBlock mine = image_block(grid);
+  if (!kept.deep || !kept.deep->fits(grid, depth, mine)) {
     kept.deep.reset();  // its memory first
-    kept.deep = std::make_shared<DeepRingArrays<Pixel>>(grid, depth, ring, local_rows, local_cols);
+    const pd::RingWidths ring = pd::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/0, /*edge_rows=*/false);
+    kept.deep = std::make_shared<DeepRingArrays<Pixel>>(grid, depth, ring, mine);
   }
-  DeepRingArrays<Pixel>& arrays = *kept.deep;
-  ++arrays.calls;
-  View2D<Pixel> current = arrays.current, next = arrays.next;
-  pd::HaloExchange<Pixel>&across = arrays.across, &down = arrays.down;
-  // A kept exchange's totals run on: this call's are the differences.
-  const double halo_seconds_before = across.seconds() + down.seconds();
-  const std::int64_t exchanges_before = across.exchanges() + down.exchanges();
-  copy_grid("smoothing_block_in", Kokkos::subview(current, block_rows, block_cols), block);
-  double arrays_seconds = arrays_watch.seconds();
+  return *kept.deep;
+}
 
+// k fused passes a round over ranks, in place on the arrays' `current`. The
+// local array is the block plus a ring of k r where a neighbour is (none
+// where the block meets the image's edge, so smooth() applies the border mode
+// there as on one process). Each round exchanges the ring (west and east,
+// then north and south the full width, which carries the corners) and runs
+// smooth() for k passes on the whole local array with the real border mode:
+// at the ring's outer edge that border reads the wrong pixels, and each pass
+// carries the error r pixels further in, so after k passes it has not left
+// the ring and the block is the same sum in the same order as on one process.
+template <class Pixel>
+SmoothReport smooth_rounds(DeepRingArrays<Pixel>& arrays, const SmoothingOptions& options, int k,
+                           const PassCallback& on_pass, HaloStatistics* halo, double arrays_seconds) {
+  ++arrays.calls;
+  // A kept exchange's totals run on: this call's are the differences.
+  const double halo_seconds_before = arrays.halo_seconds();
+  const std::int64_t exchanges_before = arrays.exchanges();
   SmoothingOptions local = options;
   local.passes_per_launch = k;
   // The fused kernel is picked per local array (the ranks' arrays differ: a
@@ -260,49 +273,57 @@ SmoothReport smooth_deep(const pd::GridDecomposition& grid, const ImageBlock& mi
   report.radius = kernel_radius(options);
   for (std::int64_t done = 0; done < options.passes;) {
     local.passes = std::min<std::int64_t>(k, options.passes - done);
-    across.exchange(current);
-    down.exchange(current);
-    const SmoothReport round = smooth<Pixel>(current, next, local);
+    if (arrays.across) {
+      arrays.across->exchange(arrays.current);
+      arrays.down->exchange(arrays.current);
+    }
+    const SmoothReport round = smooth<Pixel>(arrays.current, arrays.next, local);
     report.separable = round.separable;
     report.fused_kernel = round.fused_kernel;
     report.separable_kernel = round.separable_kernel;
     report.tile_rows = round.tile_rows;
     report.tile_cols = round.tile_cols;
     report.launches += round.launches;
-    std::swap(current, next);
+    std::swap(arrays.current, arrays.next);
     done += local.passes;
     if (on_pass) on_pass(done);
   }
   report.passes_per_launch = k;
-  arrays_watch.restart();
-  copy_grid("smoothing_block_out", output, Kokkos::subview(current, block_rows, block_cols));
-  arrays_seconds += arrays_watch.seconds();
-  if (halo)
-    *halo = HaloStatistics{across.seconds() + down.seconds() - halo_seconds_before,
-                           across.exchanges() + down.exchanges() - exchanges_before,
-                           pd::combined(across.transport(), down.transport()), arrays_seconds};
+  if (halo) {
+    const pd::HaloTransport transport = arrays.across
+                                            ? pd::combined(arrays.across->transport(), arrays.down->transport())
+                                            : pd::HaloTransport::no_neighbours;
+    *halo = HaloStatistics{arrays.halo_seconds() - halo_seconds_before, arrays.exchanges() - exchanges_before,
+                           transport, arrays_seconds};
+  }
   return report;
 }
 
-}  // namespace
-
+// smooth_rounds() on the block copied into the local arrays and back out.
 template <class Pixel>
-SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
-                                const View2D<Pixel>& output, const SmoothingOptions& options,
-                                const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
-  const int image_rows = static_cast<int>(grid.global_rows() - 2),
-            image_cols = static_cast<int>(grid.global_cols() - 2);
+SmoothReport smooth_deep(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
+                         const View2D<Pixel>& output, const SmoothingOptions& options, int k,
+                         const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
+  Stopwatch arrays_watch;
+  SmoothWorkspace<Pixel> this_call;  // without a caller's workspace, arrays for this call alone
+  DeepRingArrays<Pixel>& arrays = deep_arrays(grid, options, k, workspace ? *workspace : this_call);
+  copy_grid("smoothing_block_in", arrays.block(), block);
+  const double arrays_seconds = arrays_watch.seconds();
+  const SmoothReport report = smooth_rounds(arrays, options, k, on_pass, halo, arrays_seconds);
+  arrays_watch.restart();
+  copy_grid("smoothing_block_out", output, arrays.block());
+  if (halo) halo->arrays_seconds += arrays_watch.seconds();
+  return report;
+}
+
+int image_rows_of(const pd::GridDecomposition& grid) { return static_cast<int>(grid.global_rows() - 2); }
+int image_cols_of(const pd::GridDecomposition& grid) { return static_cast<int>(grid.global_cols() - 2); }
+
+// The checks every entry point makes: options, extents, the split and the
+// process grid's periodicity for the border mode.
+void check_distributed(const pd::GridDecomposition& grid, const SmoothingOptions& options) {
+  const int image_rows = image_rows_of(grid), image_cols = image_cols_of(grid);
   check(options, image_rows, image_cols);
-  const ImageBlock mine = image_block(grid);
-  if (block.extent(0) != static_cast<std::size_t>(mine.rows) ||
-      block.extent(1) != static_cast<std::size_t>(mine.cols) || output.extent(0) != block.extent(0) ||
-      output.extent(1) != block.extent(1))
-    throw std::invalid_argument("smoothing over MPI ranks: rank " + std::to_string(grid.rank()) + "'s block is " +
-                                std::to_string(mine.rows) + "x" + std::to_string(mine.cols) + ", its input " +
-                                std::to_string(block.extent(0)) + "x" + std::to_string(block.extent(1)) +
-                                " and output " + std::to_string(output.extent(0)) + "x" +
-                                std::to_string(output.extent(1)));
-  if (output.data() == block.data()) throw std::invalid_argument("smoothing: the output must not alias the input");
   const std::string why = refusal(grid.dims(), image_rows, image_cols, least_block(options));
   if (!why.empty()) throw std::invalid_argument(why + "; use fewer ranks");
   // wrap reads across the image's edges: from the opposite blocks where the
@@ -315,9 +336,50 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
       throw std::invalid_argument(std::string("smoothing over MPI ranks: border ") + name_of(options.border) +
                                   " needs a process grid that is " +
                                   (options.border == BorderMode::wrap ? "" : "not ") + "periodic (decompose_image)");
+}
+
+}  // namespace
+
+template <class Pixel>
+LocalBlock<Pixel> local_block(const pd::GridDecomposition& grid, const SmoothingOptions& options,
+                              SmoothWorkspace<Pixel>& workspace) {
+  check_distributed(grid, options);
+  const int k = deep_passes(grid, options, image_rows_of(grid), image_cols_of(grid));
+  return deep_arrays(grid, options, k, workspace).block();
+}
+
+template <class Pixel>
+SmoothReport smooth_in_place(const pd::GridDecomposition& grid, const SmoothingOptions& options,
+                             SmoothWorkspace<Pixel>& workspace, const PassCallback& on_pass, HaloStatistics* halo) {
+  check_distributed(grid, options);
+  const int k = deep_passes(grid, options, image_rows_of(grid), image_cols_of(grid));
+  const int depth = k * kernel_radius(options);
+  if (!workspace.deep || !workspace.deep->fits(grid, depth, image_block(grid)))
+    throw std::invalid_argument(
+        "smooth_in_place: the workspace holds no block for this decomposition and options; fill local_block() "
+        "first");
+  return smooth_rounds(*workspace.deep, options, k, on_pass, halo, 0.0);
+}
+
+template <class Pixel>
+SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<const Pixel>& block,
+                                const View2D<Pixel>& output, const SmoothingOptions& options,
+                                const PassCallback& on_pass, HaloStatistics* halo, SmoothWorkspace<Pixel>* workspace) {
+  check_distributed(grid, options);
+  const int image_rows = image_rows_of(grid), image_cols = image_cols_of(grid);
+  const ImageBlock mine = image_block(grid);
+  if (block.extent(0) != static_cast<std::size_t>(mine.rows) ||
+      block.extent(1) != static_cast<std::size_t>(mine.cols) || output.extent(0) != block.extent(0) ||
+      output.extent(1) != block.extent(1))
+    throw std::invalid_argument("smoothing over MPI ranks: rank " + std::to_string(grid.rank()) + "'s block is " +
+                                std::to_string(mine.rows) + "x" + std::to_string(mine.cols) + ", its input " +
+                                std::to_string(block.extent(0)) + "x" + std::to_string(block.extent(1)) +
+                                " and output " + std::to_string(output.extent(0)) + "x" +
+                                std::to_string(output.extent(1)));
+  if (output.data() == block.data()) throw std::invalid_argument("smoothing: the output must not alias the input");
 
   const int fused = deep_passes(grid, options, image_rows, image_cols);
-  if (fused > 1) return smooth_deep<Pixel>(grid, mine, block, output, options, fused, on_pass, halo, workspace);
+  if (fused > 1) return smooth_deep<Pixel>(grid, block, output, options, fused, on_pass, halo, workspace);
 
   const int r = kernel_radius(options);
   const int rows = static_cast<int>(mine.rows), cols = static_cast<int>(mine.cols);
@@ -485,6 +547,10 @@ std::vector<Pixel> gather_image(const pd::GridDecomposition& grid, const View2D<
                                                   const View2D<Pixel>&, const SmoothingOptions&, const PassCallback&, \
                                                   HaloStatistics*, SmoothWorkspace<Pixel>*);                          \
   template struct SmoothWorkspace<Pixel>;                                                                             \
+  template LocalBlock<Pixel> local_block<Pixel>(const pd::GridDecomposition&, const SmoothingOptions&,                \
+                                                SmoothWorkspace<Pixel>&);                                             \
+  template SmoothReport smooth_in_place<Pixel>(const pd::GridDecomposition&, const SmoothingOptions&,                 \
+                                               SmoothWorkspace<Pixel>&, const PassCallback&, HaloStatistics*);        \
   template View2D<Pixel> block_to_device<Pixel>(const pd::GridDecomposition&, const HostImage<Pixel>&);               \
   template std::vector<Pixel> gather_image<Pixel>(const pd::GridDecomposition&, const View2D<const Pixel>&, int);
 PORTASOLVE_SMOOTH_DISTRIBUTED(std::uint8_t)

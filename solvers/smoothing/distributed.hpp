@@ -86,6 +86,28 @@ SmoothReport smooth_distributed(const distributed::GridDecomposition& grid, cons
                                 const PassCallback& on_pass = {}, HaloStatistics* halo = nullptr,
                                 SmoothWorkspace<Pixel>* workspace = nullptr);
 
+// This rank's block inside a workspace's local arrays.
+template <class Pixel>
+using LocalBlock = Kokkos::View<Pixel**, Kokkos::LayoutStride, MemSpace>;
+
+// In place, for smoothing data that stay on the ranks between calls (a
+// time-stepping code, benchmark repeats): the block lives inside the
+// workspace's local arrays, so no call copies it in or out as
+// smooth_distributed() does. local_block() makes the arrays for this
+// decomposition and options (or keeps the workspace's) and returns the block
+// to fill; smooth_in_place() smooths it there, after which local_block() with
+// the same arguments holds the result. Both are collective. Passes run fused
+// as the options and the blocks allow, at least one a round. Throws
+// std::invalid_argument for bad options or splits, and smooth_in_place() for a
+// workspace without arrays for these options.
+template <class Pixel>
+LocalBlock<Pixel> local_block(const distributed::GridDecomposition& grid, const SmoothingOptions& options,
+                              SmoothWorkspace<Pixel>& workspace);
+template <class Pixel>
+SmoothReport smooth_in_place(const distributed::GridDecomposition& grid, const SmoothingOptions& options,
+                             SmoothWorkspace<Pixel>& workspace, const PassCallback& on_pass = {},
+                             HaloStatistics* halo = nullptr);
+
 // A whole image on the host, row-major.
 template <class Pixel>
 using HostImage = Kokkos::View<const Pixel**, Kokkos::LayoutRight, Kokkos::HostSpace>;

@@ -261,6 +261,49 @@ TEST(SmoothingOverRanks, AWorkspaceKeepsTheLocalArraysBetweenCalls) {
   EXPECT_EQ(workspace.calls(), 1);  // new arrays for the ring of 3
 }
 
+// In place: the block filled inside the workspace's arrays, smoothed there,
+// and smoothed again from its result: the single-rank bits after p and after
+// 2 p passes, for every border, fused (3 a round) and a pass a round, float
+// and 8-bit pixels; nothing copied in or out (no local-arrays time).
+template <class Pixel>
+void expect_in_place_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::SmoothingOptions& options) {
+  SCOPED_TRACE(describe(options, rows, cols, {0, 0}) + " in place");
+  const std::vector<Pixel> image = test_image<Pixel>(rows, cols, 11);
+  sm::SmoothingOptions twice = options;
+  twice.passes = 2 * options.passes;
+  const std::vector<Pixel> after_one = single_rank(image, rows, cols, options),
+                           after_two = single_rank(image, rows, cols, twice);
+  const auto grid = sm::decompose_image(MPI_COMM_WORLD, rows, cols, options);
+  const sm::ImageBlock b = sm::image_block(*grid);
+  sm::SmoothWorkspace<Pixel> workspace;
+  EXPECT_THROW(sm::smooth_in_place<Pixel>(*grid, options, workspace), std::invalid_argument);  // nothing filled
+  const View2D<Pixel> block = sm::block_to_device<Pixel>(*grid, HostImage<Pixel>(image.data(), rows, cols));
+  Kokkos::deep_copy(sm::local_block<Pixel>(*grid, options, workspace), block);
+  for (const auto* expected : {&after_one, &after_two}) {
+    sm::HaloStatistics halo;
+    sm::smooth_in_place<Pixel>(*grid, options, workspace, {}, &halo);
+    EXPECT_EQ(halo.arrays_seconds, 0.0);
+    const sm::LocalBlock<Pixel> result = sm::local_block<Pixel>(*grid, options, workspace);
+    ASSERT_EQ(result.extent(0), static_cast<std::size_t>(b.rows));
+    ASSERT_EQ(result.extent(1), static_cast<std::size_t>(b.cols));
+    const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result);
+    for (std::int64_t i = 0; i < b.rows; ++i)
+      for (std::int64_t j = 0; j < b.cols; ++j)
+        ASSERT_EQ(mine(i, j), (*expected)[(b.first_row + i) * cols + b.first_col + j])
+            << "pixel (" << b.first_row + i << ", " << b.first_col + j << ") on rank " << grid->rank() << " after "
+            << (expected == &after_one ? 1 : 2) << " calls";
+  }
+  EXPECT_EQ(workspace.calls(), 2);
+}
+
+TEST(SmoothingOverRanks, InPlaceOnTheWorkspaceBlock) {
+  for (const auto border : borders) {
+    expect_in_place_same_as_single_rank<float>(41, 37, fused(with(box(1), border, 7), 3));
+    expect_in_place_same_as_single_rank<float>(41, 37, fused(with(weighted3(), border, 3), 1));
+    expect_in_place_same_as_single_rank<std::uint8_t>(29, 31, fused(with(gaussian(1, 2), border, 5), 2));
+  }
+}
+
 // Blocks thinner than k r fuse fewer passes a round (as many as the ring
 // from the direct neighbours allows), or run a pass at a time.
 TEST(SmoothingOverRanks, FusedPassesShrinkToWhatTheBlocksAllow) {
