@@ -366,6 +366,7 @@ void run_typed(RunContext& context) {
   // Over MPI ranks each rank holds its block (with a ring) on its device.
   std::unique_ptr<distributed::GridDecomposition> decomposition;
   ps::HaloStatistics halo;
+  ps::DistributedWorkspace<T> workspace;  // exchanges and local arrays, kept over the repeats
   if (distributed) {
     decomposition =
         std::make_unique<distributed::GridDecomposition>(MPI_COMM_WORLD, problem.rhs.rows, problem.rhs.cols);
@@ -374,7 +375,7 @@ void run_typed(RunContext& context) {
     };
     solve = [&](const View2D<T>& x, const View2D<T>& rhs, const ps::SolverOptions& o,
                 const ps::CheckCallback& on_check) {
-      return ps::solve_distributed(*decomposition, x, rhs, o, on_check, &halo);
+      return ps::solve_distributed(*decomposition, x, rhs, o, on_check, &halo, &workspace);
     };
   }
 #endif

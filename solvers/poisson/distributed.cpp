@@ -11,6 +11,7 @@
 #include "solvers/poisson/distributed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -92,10 +93,14 @@ class LocalGrid {
  public:
   using Sum = typename Accumulator<T>::type;
 
-  LocalGrid(const distributed::GridDecomposition& grid, const View2D<T>& rhs)
+  // `halo`: an exchange of width 1 on `grid`, kept by the caller (its totals
+  // run on over calls: this grid's statistics are the differences).
+  LocalGrid(const distributed::GridDecomposition& grid, const View2D<T>& rhs, distributed::HaloExchange<T>& halo)
       : grid_(grid),
         rhs_(rhs),
-        halo_(grid, 1),
+        halo_(halo),
+        seconds_before_(halo.seconds()),
+        exchanges_before_(halo.exchanges()),
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)) {}
 
@@ -144,20 +149,25 @@ class LocalGrid {
     halo_.finish(next);
   }
 
-  HaloStatistics statistics() const { return HaloStatistics{halo_.seconds(), halo_.exchanges(), halo_.transport()}; }
+  HaloStatistics statistics() const {
+    return HaloStatistics{halo_.seconds() - seconds_before_, halo_.exchanges() - exchanges_before_, halo_.transport()};
+  }
   const View2D<T>& rhs() const { return rhs_; }
 
  private:
   const distributed::GridDecomposition& grid_;
   View2D<T> rhs_;
-  distributed::HaloExchange<T> halo_;
+  distributed::HaloExchange<T>& halo_;
+  double seconds_before_;
+  std::int64_t exchanges_before_;
   int rows_, cols_;
 };
 
 template <class T>
-void run_jacobi(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& options, CheckSchedule& schedule) {
+void run_jacobi(LocalGrid<T>& local, RankArrays<T>& arrays, const View2D<T>& x, const SolverOptions& options,
+                CheckSchedule& schedule) {
   View2D<T> current = x;
-  View2D<T> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_jacobi_next"), x.extent(0), x.extent(1));
+  View2D<T> next = arrays.plain_next(x);
   Kokkos::deep_copy(next, x);  // the grid's boundary, which sweeps never write
   const T omega = static_cast<T>(options.omega);
   std::int64_t done = 0;
@@ -207,26 +217,94 @@ class DeepHalo {
     across_.exchange(deep);
     down_.exchange(deep);
   }
+  // Since the last restart_statistics() (the exchanges' totals run on over calls).
   HaloStatistics statistics() const {
-    return HaloStatistics{across_.seconds() + down_.seconds(), down_.exchanges(),
+    return HaloStatistics{across_.seconds() + down_.seconds() - seconds_before_, down_.exchanges() - exchanges_before_,
                           distributed::combined(across_.transport(), down_.transport())};
+  }
+  void restart_statistics() {
+    seconds_before_ = across_.seconds() + down_.seconds();
+    exchanges_before_ = down_.exchanges();
   }
 
  private:
   distributed::RingWidths ring_;
   int rows_, cols_;
   distributed::HaloExchange<T> across_, down_;
+  double seconds_before_ = 0;
+  std::int64_t exchanges_before_ = 0;
+};
+
+}  // namespace
+
+// What a solve keeps for the next one on the same decomposition: the halo
+// exchanges (and the device-to-device links they set up) and the methods'
+// local arrays. Every point of a kept array is written before a solve reads
+// it (copies in, exchanges, the boundary copy).
+template <class T>
+struct RankArrays {
+  const distributed::GridDecomposition* grid;
+  std::int64_t global_rows, global_cols, rows, cols;  // the grid's and the block's
+  std::array<int, 2> dims;
+  distributed::HaloExchange<T> ring_one;
+  View2D<T> jacobi_next;  // plain jacobi's second iterate
+  int depth = 0;          // jacobi_blocked's: its deep halo and arrays
+  std::optional<DeepHalo<T>> deep;
+  View2D<T> deep_current, deep_next, deep_rhs;
+  std::int64_t calls = 0;
+
+  explicit RankArrays(const distributed::GridDecomposition& decomposition)
+      : grid(&decomposition),
+        global_rows(decomposition.global_rows()),
+        global_cols(decomposition.global_cols()),
+        rows(decomposition.rows_owned().count),
+        cols(decomposition.cols_owned().count),
+        dims(decomposition.dims()),
+        ring_one(decomposition, 1) {}
+
+  // A workspace belongs to one decomposition; these catch most mix-ups.
+  bool fits(const distributed::GridDecomposition& decomposition) const {
+    return grid == &decomposition && global_rows == decomposition.global_rows() &&
+           global_cols == decomposition.global_cols() && dims == decomposition.dims() &&
+           rows == decomposition.rows_owned().count && cols == decomposition.cols_owned().count;
+  }
+  // jacobi_blocked's deep halo and arrays for `sweeps` a launch, kept or made.
+  DeepHalo<T>& deep_halo(int sweeps) {
+    if (!deep || depth != sweeps) {
+      deep.reset();  // the old arrays' memory first
+      deep_current = deep_next = deep_rhs = View2D<T>();
+      deep.emplace(*grid, sweeps);
+      depth = sweeps;
+      deep_current = deep->make("poisson_jacobi_deep");
+      deep_next = deep->make("poisson_jacobi_deep_next");
+      deep_rhs = deep->make("poisson_rhs_deep");
+    }
+    deep->restart_statistics();
+    return *deep;
+  }
+  const View2D<T>& plain_next(const View2D<T>& x) {
+    if (jacobi_next.extent(0) != x.extent(0) || jacobi_next.extent(1) != x.extent(1))
+      jacobi_next =
+          View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_jacobi_next"), x.extent(0), x.extent(1));
+    return jacobi_next;
+  }
 };
 
 template <class T>
-void run_jacobi_blocked(LocalGrid<T>& local, const distributed::GridDecomposition& grid, const View2D<T>& x,
-                        const SolverOptions& options, CheckSchedule& schedule, HaloStatistics& halo) {
+std::int64_t DistributedWorkspace<T>::calls() const {
+  return kept ? kept->calls : 0;
+}
+
+namespace {
+
+template <class T>
+void run_jacobi_blocked(LocalGrid<T>& local, RankArrays<T>& arrays, const View2D<T>& x, const SolverOptions& options,
+                        CheckSchedule& schedule, HaloStatistics& halo) {
   using Sum = typename LocalGrid<T>::Sum;
   const int depth = options.sweeps_per_launch;
   Stopwatch arrays_watch;
-  DeepHalo<T> deep(grid, depth);
-  View2D<T> current = deep.make("poisson_jacobi_deep"), next = deep.make("poisson_jacobi_deep_next"),
-            rhs = deep.make("poisson_rhs_deep");
+  DeepHalo<T>& deep = arrays.deep_halo(depth);
+  View2D<T> current = arrays.deep_current, next = arrays.deep_next, rhs = arrays.deep_rhs;
   copy_grid("poisson_deep_x_in", deep.near(current), x);
   copy_grid("poisson_deep_rhs_in", deep.near(rhs), local.rhs());
   double arrays_seconds = arrays_watch.seconds();
@@ -343,7 +421,8 @@ std::string deep_halo_refusal(const std::array<int, 2>& dims, std::int64_t inter
 
 template <class T>
 SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
-                              const SolverOptions& asked, const CheckCallback& on_check, HaloStatistics* halo) {
+                              const SolverOptions& asked, const CheckCallback& on_check, HaloStatistics* halo,
+                              DistributedWorkspace<T>* workspace) {
   check(asked);
   SolverOptions options = asked;
   if (options.method == Method::automatic) options.method = Method::jacobi;
@@ -375,7 +454,15 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
                                 ", its block with ring " + std::to_string(expect_rows) + "x" +
                                 std::to_string(expect_cols));
 
-  LocalGrid<T> local(grid, rhs);
+  DistributedWorkspace<T> this_call;  // without a caller's workspace, kept for this call alone
+  DistributedWorkspace<T>& kept = workspace ? *workspace : this_call;
+  if (!kept.kept || !kept.kept->fits(grid)) {
+    kept.kept.reset();  // its memory and links first
+    kept.kept = std::make_shared<RankArrays<T>>(grid);
+  }
+  RankArrays<T>& arrays = *kept.kept;
+  ++arrays.calls;
+  LocalGrid<T> local(grid, rhs, arrays.ring_one);
   local.exchange(x);
   CheckSchedule schedule(options, local.reference_norm(x), on_check);
   std::optional<HaloStatistics> deep_halo;
@@ -383,9 +470,9 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
     if (cg)
       run_cg(local, x, options, schedule);
     else if (blocked)
-      run_jacobi_blocked(local, grid, x, options, schedule, deep_halo.emplace());
+      run_jacobi_blocked(local, arrays, x, options, schedule, deep_halo.emplace());
     else
-      run_jacobi(local, x, options, schedule);
+      run_jacobi(local, arrays, x, options, schedule);
   }
   SolveReport& report = schedule.report();
   local.exchange(x);
@@ -411,9 +498,11 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
 
 template SolveReport solve_distributed<float>(const distributed::GridDecomposition&, const View2D<float>&,
                                               const View2D<float>&, const SolverOptions&, const CheckCallback&,
-                                              HaloStatistics*);
+                                              HaloStatistics*, DistributedWorkspace<float>*);
 template SolveReport solve_distributed<double>(const distributed::GridDecomposition&, const View2D<double>&,
                                                const View2D<double>&, const SolverOptions&, const CheckCallback&,
-                                               HaloStatistics*);
+                                               HaloStatistics*, DistributedWorkspace<double>*);
+template struct DistributedWorkspace<float>;
+template struct DistributedWorkspace<double>;
 
 }  // namespace portasolve::poisson

@@ -21,6 +21,7 @@
 // reach the same tolerance within a step or two.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "distributed/grid_decomposition.hpp"
@@ -46,8 +47,23 @@ std::string deep_halo_refusal(const std::array<int, 2>& dims, std::int64_t inter
                               std::int64_t depth);
 
 template <class T>
+struct RankArrays;  // distributed.cpp
+
+// What solve_distributed() keeps between calls when given one (a driver's
+// repeats, a time-stepping code): the halo exchanges, with the
+// device-to-device links they set up, and the methods' local arrays
+// (jacobi_blocked's three deep-ringed ones: the size of the block each).
+// Reused while the decomposition stays the same (pass a workspace with one
+// decomposition only, while it lives); let it go to free them.
+template <class T>
+struct DistributedWorkspace {
+  std::shared_ptr<RankArrays<T>> kept;
+  std::int64_t calls() const;  // solves run on what it holds
+};
+
+template <class T>
 SolveReport solve_distributed(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
                               const SolverOptions& options, const CheckCallback& on_check = {},
-                              HaloStatistics* halo = nullptr);
+                              HaloStatistics* halo = nullptr, DistributedWorkspace<T>* workspace = nullptr);
 
 }  // namespace portasolve::poisson

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -146,6 +147,47 @@ void run_blocked_cases() {
 
 TEST(PoissonJacobiBlockedDistributed, FloatIteratesEqualPlainJacobiOnOneRankBitForBit) { run_blocked_cases<float>(); }
 TEST(PoissonJacobiBlockedDistributed, DoubleIteratesEqualPlainJacobiOnOneRankBitForBit) { run_blocked_cases<double>(); }
+
+// A workspace keeps the exchanges and local arrays between solves: solves
+// from the same start give the bits of a solve without one, each call counts
+// its own exchanges, and another depth makes new deep arrays that are right too.
+template <class T>
+void expect_workspace_reuse_gives_the_same_bits() {
+  const Case c{37, 53, 1.0, {0, 0}};
+  const ps::Problem problem = ps::manufactured_problem(c.rows, c.cols);
+  pd::GridDecomposition grid(MPI_COMM_WORLD, c.rows, c.cols, c.dims);
+  const auto block = [&](const ps::HostGrid& global, const char* label) {
+    ps::HostGrid local(grid.rows_owned().count + 2, grid.cols_owned().count + 2);
+    local.values = grid.local_block(global.values.data(), 1);
+    return ps::to_device<T>(local, label);
+  };
+  const View2D<T> rhs = block(problem.rhs, "rhs");
+  ps::DistributedWorkspace<T> workspace;
+  std::int64_t calls = 0;
+  for (const int k : {0, 3, 3, 5, 0}) {  // plain jacobi, then deep halos of 3, 3 again, 5
+    ps::SolverOptions options;
+    options.method = k == 0 ? ps::Method::jacobi : ps::Method::jacobi_blocked;
+    options.sweeps_per_launch = std::max(k, 1);
+    options.max_iterations = 60;
+    options.check_every = 20;
+    options.tolerance = 0;
+    if (k > 0 && !deep_halo_fits(grid, k)) continue;
+    const View2D<T> alone = block(problem.start, "alone"), kept = block(problem.start, "kept");
+    ps::HaloStatistics alone_halo, kept_halo;
+    ps::solve_distributed(grid, alone, rhs, options, {}, &alone_halo);
+    ps::solve_distributed(grid, kept, rhs, options, {}, &kept_halo, &workspace);
+    EXPECT_EQ(workspace.calls(), ++calls);
+    EXPECT_EQ(kept_halo.exchanges, alone_halo.exchanges) << "k = " << k;
+    const ps::HostGrid a = ps::to_host(alone), b = ps::to_host(kept);
+    for (std::size_t i = 0; i < a.values.size(); ++i)
+      ASSERT_EQ(static_cast<T>(b.values[i]), static_cast<T>(a.values[i])) << "k = " << k << ", point " << i;
+  }
+}
+
+TEST(PoissonJacobiBlockedDistributed, AWorkspaceKeepsExchangesAndArraysBetweenSolves) {
+  expect_workspace_reuse_gives_the_same_bits<float>();
+  expect_workspace_reuse_gives_the_same_bits<double>();
+}
 
 TEST(PoissonJacobiBlockedDistributed, RefusesBlocksThinnerThanTheDeepHaloAndTheResidentKernel) {
   pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
