@@ -12,6 +12,9 @@ import unittest
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from interrupts import interrupt_after  # noqa: E402
+
 BIN = os.environ["PORTASOLVE_BIN"]
 SCRIPTS = os.environ["PORTASOLVE_SCRIPTS"]
 ENV = dict(os.environ, OMP_PROC_BIND="false")
@@ -27,6 +30,11 @@ run: {repeats: 3, warmup: 1}
 
 def portasolve(*args, cwd=None):
     return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd, env=ENV, timeout=120)
+
+
+def set_arguments(sets):
+    """--set KEY=VALUE for each of `sets`."""
+    return [item for key_value in sets for item in ("--set", key_value)]
 
 
 def script(name, *args):
@@ -48,36 +56,81 @@ class Folder(unittest.TestCase):
             f.write(content)
         return path
 
-    def expect_errors(self, cases):
-        """Runs each (config text, exit code, message): that code, the message on stderr, no result file."""
+    def expect_errors(self, cases, command="run"):
+        """Runs `command` on each (config text, exit code, message): that code, the message on stderr, no result
+        file; `check` prints nothing on stdout."""
+        output = os.path.join(self.dir, "x.h5")
         for text_, code, message in cases:
             config = self.write("e.yaml", text_)
-            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
+            result = portasolve(command, config, *(["--output", output, "--quiet"] if command == "run" else []))
             self.assertEqual(result.returncode, code, (text_, result.stderr))
             self.assertIn(message, result.stderr, text_)
-            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+            self.assertFalse(os.path.exists(output))
+            if command == "check":
+                self.assertEqual(result.stdout, "", text_)
+
+    def expect_check_and_run_refuse(self, name, cases):
+        """Writes each config text of `cases` (text: message) to `name`: check and run exit 2 with the message on
+        stderr and leave nothing but the config."""
+        for content, message in cases.items():
+            config = self.write(name, content)
+            for command in ("check", "run"):
+                result = portasolve(command, config, cwd=self.dir)
+                self.assertEqual(result.returncode, 2, (content, result.stderr))
+                self.assertIn(message, result.stderr)
+            self.assertEqual(self.files(), [name])
 
     def files(self):
         return sorted(os.listdir(self.dir))
 
+    def run_ok(self, config, out, *sets, options=(), says=()):
+        """`portasolve run config --output out --quiet`, each of `sets` a --set, then `options`: exit 0, each of
+        `says` on stdout."""
+        result = portasolve("run", config, "--output", out, "--quiet", *set_arguments(sets), *options)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for text_ in says:
+            self.assertIn(text_, result.stdout)
+        return result
+
+    def run_text(self, config_text, name, *sets, options=(), says=()):
+        """run_ok of `config_text` written to name.yaml, into name.h5: that path and the run."""
+        out = os.path.join(self.dir, name + ".h5")
+        return out, self.run_ok(self.write(name + ".yaml", config_text), out, *sets, options=options, says=says)
+
+    def start(self, *args):
+        return subprocess.Popen([BIN, *args], cwd=self.dir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    def assert_interrupted(self, process, stderr, config):
+        """Exit 130, "interrupted" said, nothing left in the folder but the config."""
+        self.assertEqual(process.returncode, 130, stderr)
+        self.assertIn("interrupted", stderr)
+        self.assertEqual(self.files(), [os.path.basename(config)])
+
     def expect_ctrl_c_acts(self, config, still_running):
         """Runs `config`, sends Ctrl-C after 2 s (the handler is installed by then): exit 130 within 10 s,
         "interrupted" said, nothing left in the folder but the config."""
-        process = subprocess.Popen([BIN, "run", config], cwd=self.dir, env=ENV, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        try:
+        process = self.start("run", config)
+
+        def wait():
             time.sleep(2)
             self.assertIsNone(process.poll(), still_running)
-            sent = time.time()
-            process.send_signal(signal.SIGINT)
-            _, stderr = process.communicate(timeout=60)
-        finally:
-            process.kill()  # an interrupt that did not act must not leave the run going
-            process.wait()
-        self.assertEqual(process.returncode, 130, stderr)
-        self.assertIn("interrupted", stderr)
-        self.assertLess(time.time() - sent, 10)
-        self.assertEqual(self.files(), [os.path.basename(config)])
+        _, stderr, seconds = interrupt_after(process, wait)
+        self.assert_interrupted(process, stderr, config)
+        self.assertLess(seconds, 10)
+
+    def expect_signal_stops_a_stream_run(self, signal_number):
+        """A long stream run sent `signal_number` inside its repeat loop: assert_interrupted."""
+        config = self.write("s.yaml", SMALL_STREAM)
+        process = self.start("run", config, "--set", "run.repeats=100000000", "--set", "run.progress_interval_s=0.01")
+
+        def wait():
+            deadline = time.time() + 60
+            while time.time() < deadline:  # until it is inside the repeat loop
+                if "stream: repeat" in process.stderr.readline():
+                    break
+        _, stderr, _ = interrupt_after(process, wait, signal_number)
+        self.assert_interrupted(process, stderr, config)
 
 
 class ExitCodes(Folder):
@@ -106,12 +159,7 @@ class ExitCodes(Folder):
             "experiment: stream\nrun: {repeats: 0}\n": "bad.yaml:2:16: key 'run.repeats': out of range: 0",
             "experiment: stream\nstream: [1, 2\n": "bad.yaml:3:1: malformed YAML",
         }
-        for content, message in cases.items():
-            config = self.write("bad.yaml", content)
-            for command in ("check", "run"):
-                result = portasolve(command, config, cwd=self.dir)
-                self.assertEqual(result.returncode, 2, (content, result.stderr))
-                self.assertIn(message, result.stderr)
+        self.expect_check_and_run_refuse("bad.yaml", cases)
         result = portasolve("check", os.path.join(self.dir, "missing.yaml"))
         self.assertEqual(result.returncode, 2)
         self.assertIn("missing.yaml: cannot open the config file", result.stderr)
@@ -201,20 +249,7 @@ class Run(Folder):
         self.assertNotIn("stream: repeat", quiet.stderr)
 
     def test_ctrl_c_stops_cleanly_without_output(self):
-        config = self.write("s.yaml", SMALL_STREAM)
-        process = subprocess.Popen(
-            [BIN, "run", config, "--set", "run.repeats=100000000", "--set", "run.progress_interval_s=0.01"],
-            cwd=self.dir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:  # wait until it is inside the repeat loop
-            line = process.stderr.readline()
-            if "stream: repeat" in line:
-                break
-        process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
-        self.assertEqual(process.returncode, 130, stderr)
-        self.assertIn("interrupted", stderr)
-        self.assertEqual(self.files(), ["s.yaml"])
+        self.expect_signal_stops_a_stream_run(signal.SIGINT)
 
     def test_no_openmp_binding_warning_without_omp_variables(self):
         # A new user sets neither OMP_PROC_BIND nor OMP_PLACES: Kokkos' four-line
@@ -244,10 +279,8 @@ class Run(Folder):
 class Scripts(Folder):
     def setUp(self):
         super().setUp()
-        config = self.write("s.yaml", SMALL_STREAM)
         self.result = os.path.join(self.dir, "out.h5")
-        run = portasolve("run", config, "--output", self.result, "--quiet")
-        self.assertEqual(run.returncode, 0, run.stderr)
+        self.run_ok(self.write("s.yaml", SMALL_STREAM), self.result)
 
     def test_summary_prints_provenance_timing_validation(self):
         result = script("summary.py", self.result, "--config")
@@ -288,15 +321,12 @@ class LombScargle(Folder):
             t = rng.uniform(0, 30)
             rows.append(f"{t},{3 + math.sin(2 * math.pi * 0.4 * t) + rng.gauss(0, 0.3)},0.3")
         data = self.write("curve.csv", "\n".join(rows) + "\n")
-        config = self.write("ls.yaml", f"""experiment: lombscargle
+        out, _ = self.run_text(f"""experiment: lombscargle
 input: {{source: csv, file: {data}, t: time, y: flux, dy: error}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 1000}}
 peaks: {{count: 2}}
 validation: {{reference: float64}}
-""")
-        out = os.path.join(self.dir, "ls.h5")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+""", "ls")
         with h5py.File(out, "r") as f:
             self.assertEqual(f.attrs["experiment"], "lombscargle")
             self.assertEqual(f["output/power"].shape, (1000,))
@@ -319,14 +349,11 @@ validation: {{reference: float64}}
         with h5py.File(data, "w") as f:
             f["times"] = t
             f["values"] = y
-        config = self.write("ls.yaml", f"""experiment: lombscargle
+        out, _ = self.run_text(f"""experiment: lombscargle
 input: {{source: hdf5, file: {data}, t: times, y: values}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 2000}}
 peaks: {{count: 1}}
-""")
-        out = os.path.join(self.dir, "batch.h5")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+""", "batch")
         with h5py.File(out, "r") as f:
             self.assertEqual(f["output/power"].shape, (3, 2000))
             peaks = f["output/peak_frequency"][:, 0]
@@ -336,16 +363,13 @@ peaks: {{count: 1}}
     def test_nufft_matches_direct_and_records_its_tolerance(self):
         # 3 segments of a 64-point grid limit each, float: the result file says
         # which algorithm ran at which tolerance; power within it of direct.
-        config = self.write("ls.yaml", """experiment: lombscargle
+        out, _ = self.run_text("""experiment: lombscargle
 precision: float
 input: {source: synthetic, samples: 300, duration: 40.0}
 frequency: {grid: uniform, minimum: 0.01, maximum: 3.0, count: 90}
 lombscargle: {algorithm: nufft, nufft_tolerance: 1.0e-6, nufft_grid_limit: 64}
 validation: {reference: float64}
-""")
-        out = os.path.join(self.dir, "ls.h5")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+""", "ls")
         with h5py.File(out, "r") as f:
             self.assertEqual(f["output"].attrs["algorithm"], "nufft")
             self.assertEqual(f["output"].attrs["nufft_tolerance"], 1e-6)
@@ -381,14 +405,11 @@ run: {repeats: 2, progress_interval_s: 1.0e-9}
         values = [round(0.05 + 0.01 * k, 2) for k in range(200)]
         faps = []
         for order in (values, values[::-1]):
-            config = self.write("ls.yaml", f"""experiment: lombscargle
+            out, _ = self.run_text(f"""experiment: lombscargle
 input: {{source: hdf5, file: {data}}}
 frequency: {{grid: list, values: {order}}}
 peaks: {{count: 1}}
-""")
-            out = os.path.join(self.dir, "ls.h5")
-            result = portasolve("run", config, "--output", out, "--overwrite", "--quiet")
-            self.assertEqual(result.returncode, 0, result.stderr)
+""", "ls", options=["--overwrite"])
             with h5py.File(out, "r") as f:
                 faps.append(f["output/peak_fap"][0, 0])
         self.assertTrue(0 < faps[0] < 1)
@@ -411,12 +432,8 @@ peaks: {{count: 1}}
              "key 'lombscargle.nufft_grid_limit': 1000 is not a power of two >= 64"),
             ("lombscargle: {nufft_tolerance: 1.5}", 2, "key 'lombscargle.nufft_tolerance'"),
         ]
-        for body, code, message in cases:
-            config = self.write("ls.yaml", "experiment: lombscargle\n" + body + "\n")
-            result = portasolve("run", config, "--output", os.path.join(self.dir, "x.h5"), "--quiet")
-            self.assertEqual(result.returncode, code, (body, result.stderr))
-            self.assertIn(message, result.stderr)
-            self.assertFalse(os.path.exists(os.path.join(self.dir, "x.h5")))
+        self.expect_errors([("experiment: lombscargle\n" + body + "\n", code, message)
+                            for body, code, message in cases])
 
 
 
@@ -468,16 +485,13 @@ class LombScargleOutput(Folder):
         with h5py.File(data, "w") as f:
             f["t"], f["y"], f["w"] = t, y, weights
         freqs = np.linspace(0.1, 4.0, 3000)
-        config = self.write("ls.yaml", f"""experiment: lombscargle
+        out, _ = self.run_text(f"""experiment: lombscargle
 lombscargle: {{form: classic, floating_mean: true, normalize: true}}
 input: {{source: hdf5, file: {data}, weights: w}}
 frequency: {{grid: uniform, angular: true, minimum: 0.1, maximum: 4.0, count: 3000}}
 output: {{compression: 5}}
 peaks: {{count: 3}}
-""")
-        out = os.path.join(self.dir, "ls.h5")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+""", "ls")
         with h5py.File(out, "r") as f:
             power = f["output/power"]
             self.assertEqual(power.compression, "gzip")
@@ -506,15 +520,12 @@ peaks: {{count: 3}}
         y = 12.0 + 0.8 * np.sin(2 * np.pi * 0.37 * t + 1.0) + dy * rng.normal(0, 1, 150)
         rows = ["time,flux,error"] + [f"{a!r},{b!r},{c!r}" for a, b, c in zip(t, y, dy)]
         data = self.write("curve.csv", "\n".join(rows) + "\n")
-        config = self.write("ls.yaml", f"""experiment: lombscargle
+        out, _ = self.run_text(f"""experiment: lombscargle
 input: {{source: csv, file: {data}, t: time, y: flux, dy: error}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 2000}}
 output: {{power: none}}
 peaks: {{count: 4}}
-""")
-        out = os.path.join(self.dir, "ls.h5")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+""", "ls")
         with h5py.File(out, "r") as f:
             output = f["output"]
             self.assertNotIn("power", output)
@@ -555,17 +566,14 @@ peaks: {{count: 4}}
         data = os.path.join(self.dir, "series.h5")
         with h5py.File(data, "w") as f:
             f["times"], f["values"], f["errors"] = t, y, dy
-        config = self.write("ls.yaml", f"""experiment: lombscargle
+        text = f"""experiment: lombscargle
 input: {{source: hdf5, file: {data}, t: times, y: values, dy: errors}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
 peaks: {{count: 2}}
-""")
+"""
         for nterms, normalization, fit_mean in ((2, "standard", "true"), (3, "psd", "false")):
-            out = os.path.join(self.dir, f"nterms{nterms}.h5")
-            result = portasolve("run", config, "--output", out, "--quiet", "--set", f"lombscargle.nterms={nterms}",
-                                "--set", f"lombscargle.normalization={normalization}",
-                                "--set", f"lombscargle.fit_mean={fit_mean}")
-            self.assertEqual(result.returncode, 0, result.stderr)
+            out, _ = self.run_text(text, f"nterms{nterms}", f"lombscargle.nterms={nterms}",
+                                   f"lombscargle.normalization={normalization}", f"lombscargle.fit_mean={fit_mean}")
             with h5py.File(out, "r") as f:
                 output = f["output"]
                 self.assertEqual(output.attrs["algorithm"], "direct")
@@ -620,14 +628,6 @@ peaks: {{count: 2}}
 class LombScargleCatalogue(Folder):
     """Catalogues streaming through in chunks: the same numbers as one batch, ragged layouts, bad catalogues."""
 
-    def run_ls(self, config_text, name, *sets):
-        config = self.write(name + ".yaml", config_text)
-        out = os.path.join(self.dir, name + ".h5")
-        args = [item for key_value in sets for item in ("--set", key_value)]
-        result = portasolve("run", config, "--output", out, "--quiet", *args)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        return out, result
-
     def assert_same_results(self, a, b, input_too=True):
         with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
             names = ["output/frequency", "output/peak_frequency", "output/peak_power", "output/peak_fap"]
@@ -648,8 +648,8 @@ lombscargle: {{algorithm: {algorithm}}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 1.5, count: {count}}}
 peaks: {{count: 2}}
 """
-            whole, _ = self.run_ls(text, "whole_" + algorithm)
-            chunked, result = self.run_ls(text, "chunked_" + algorithm, "pipeline.chunk_series=5")
+            whole, _ = self.run_text(text, "whole_" + algorithm)
+            chunked, result = self.run_text(text, "chunked_" + algorithm, "pipeline.chunk_series=5")
             self.assert_same_results(chunked, whole)
             with h5py.File(chunked, "r") as f, h5py.File(whole, "r") as g:
                 self.assertEqual(f["output"].attrs["chunks"], 5)
@@ -657,7 +657,7 @@ peaks: {{count: 2}}
                 self.assertEqual(g["output"].attrs["chunks"], 1)
                 self.assertGreater(f["timing"].attrs["series_per_s"], 0)
         # A memory bound small enough for a few series per chunk: the same numbers again.
-        bounded, result = self.run_ls(text, "bounded", "pipeline.memory_mib=0.05")
+        bounded, result = self.run_text(text, "bounded", "pipeline.memory_mib=0.05")
         with h5py.File(bounded, "r") as f:
             chunks = f["output"].attrs["chunks"]
             self.assertGreater(chunks, 1)
@@ -693,8 +693,8 @@ lombscargle: {{algorithm: direct}}
 frequency: {{grid: list, values: [{", ".join(repr(v) for v in freqs)}]}}
 peaks: {{count: 1}}
 """
-        whole, _ = self.run_ls(text, "ragged_whole")
-        chunked, _ = self.run_ls(text, "ragged_chunked", "pipeline.chunk_series=3")
+        whole, _ = self.run_text(text, "ragged_whole")
+        chunked, _ = self.run_text(text, "ragged_chunked", "pipeline.chunk_series=3")
         self.assert_same_results(chunked, whole)
         with h5py.File(whole, "r") as f:
             self.assertEqual(f["input"].attrs["layout"], "ragged")
@@ -712,8 +712,8 @@ peaks: {{count: 1}}
         rect = os.path.join(self.dir, "rect_input.h5")
         with h5py.File(rect, "w") as f:
             f["t"], f["y"], f["dy"] = np.stack(t), np.stack(y), np.stack(dy)
-        ragged, _ = self.run_ls(text, "equal", "pipeline.chunk_series=4")
-        rectangular, _ = self.run_ls(text.replace(f"file: {path}, count: count, ids: id", f"file: {rect}"), "rect")
+        ragged, _ = self.run_text(text, "equal", "pipeline.chunk_series=4")
+        rectangular, _ = self.run_text(text.replace(f"file: {path}, count: count, ids: id", f"file: {rect}"), "rect")
         self.assert_same_results(ragged, rectangular, input_too=False)
 
     def test_bad_catalogues_are_errors_naming_the_series(self):
@@ -755,7 +755,7 @@ peaks: {{count: 3}}
 pipeline: {{chunk_series: 2}}
 """
         for method in ("davies", "baluev", "naive"):
-            out, _ = self.run_ls(text, "fap_" + method, f"peaks.fap_method={method}")
+            out, _ = self.run_text(text, "fap_" + method, f"peaks.fap_method={method}")
             with h5py.File(out, "r") as f:
                 self.assertEqual(f["output/summary/fap"].shape, (3,))
                 for s in range(3):
@@ -783,7 +783,7 @@ peaks: {{count: 2, fap_method: bootstrap, bootstrap: {{resamples: {resamples}, s
 """
         faps = []
         for chunk in (1, 3):
-            out, _ = self.run_ls(text, f"boot{chunk}", f"pipeline.chunk_series={chunk}")
+            out, _ = self.run_text(text, f"boot{chunk}", f"pipeline.chunk_series={chunk}")
             with h5py.File(out, "r") as f:
                 faps.append(f["output/peak_fap"][()])
                 peak_power = f["output/peak_power"][()]
@@ -799,7 +799,7 @@ peaks: {{count: 2, fap_method: bootstrap, bootstrap: {{resamples: {resamples}, s
             self.assertTrue(np.all(np.abs(faps[0][s] - expected) <= 4 * sd + 0.02), (s, faps[0][s], expected))
         # The highest peak of the series with a signal is far beyond the noise's maxima.
         self.assertLess(faps[0][0, 0], 0.01)
-        out, _ = self.run_ls(text, "boot_psd", "lombscargle.normalization=psd")  # any normalization
+        out, _ = self.run_text(text, "boot_psd", "lombscargle.normalization=psd")  # any normalization
         with h5py.File(out, "r") as f:
             self.assertTrue(np.all((f["output/summary/fap"][()] >= 0) & (f["output/summary/fap"][()] <= 1)))
 
@@ -810,7 +810,7 @@ peaks: {{count: 2, fap_method: bootstrap, bootstrap: {{resamples: {resamples}, s
             f["t"] = np.sort(rng.uniform(0, 10, (5, 40)), axis=1)
             f["y"] = rng.normal(0, 1, (5, 40))
         text = f"experiment: lombscargle\ninput: {{source: hdf5, file: {data}}}\noutput: {{input: none}}\n"
-        out, _ = self.run_ls(text, "none")
+        out, _ = self.run_text(text, "none")
         with h5py.File(out, "r") as f:
             self.assertEqual(list(f["input"]), [])
             self.assertEqual(f["input"].attrs["file"], data)
@@ -835,6 +835,8 @@ def read_pgm(path):
 
 
 class Poisson(Folder):
+    SYNTHETIC = "problem: {source: synthetic, rows: 40, cols: 70}\n"
+
     def image_rows(self):
         return [[(17 * i + 5 * j + (60 if (i - 8) ** 2 + (j - 12) ** 2 < 30 else 0)) % 256 for j in range(27)]
                 for i in range(19)]
@@ -849,9 +851,8 @@ class Poisson(Folder):
             with self.subTest(kernel=kernel):
                 if os.path.exists(pgm_out):
                     os.remove(pgm_out)
-                result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}",
-                                    "--set", f"poisson.cg.kernel={kernel}", "--overwrite", "--quiet")
-                self.assertEqual(result.returncode, 0, result.stderr)
+                self.run_ok(config, out, f"output.pgm={pgm_out}", f"poisson.cg.kernel={kernel}",
+                            options=["--overwrite"])
                 self.assertEqual(read_pgm(pgm_out), self.image_rows())
                 with h5py.File(out, "r") as f:
                     output = f["output"].attrs
@@ -871,14 +872,11 @@ class Poisson(Folder):
         self.assertGreater(os.path.getsize(os.path.join(self.dir, "p.png")), 10000)
 
     def test_multigrid_records_cycles_and_the_convergence_factor(self):
-        out = os.path.join(self.dir, "m.h5")
-        config = self.write("m.yaml", "experiment: poisson\n"
-                                      "problem: {source: synthetic, rows: 40, cols: 70}\n"
-                                      "poisson: {solver: multigrid, tolerance: 1.0e-10, max_iterations: 30,"
-                                      " multigrid: {cycle: w, smoother: chebyshev, pre_sweeps: 3, fmg: true}}\n")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("cycles", result.stdout)
+        out, _ = self.run_text("experiment: poisson\n" + self.SYNTHETIC +
+                               "poisson: {solver: multigrid, tolerance: 1.0e-10, max_iterations: 30,"
+                               " multigrid: {cycle: w, smoother: chebyshev, pre_sweeps: 3, fmg: true}}\n", "m",
+                               says=["cycles"])
+        config = os.path.join(self.dir, "m.yaml")
         with h5py.File(out, "r") as f:
             output = f["output"].attrs
             self.assertEqual(output["converged"], 1)
@@ -897,10 +895,8 @@ class Poisson(Folder):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("poisson.multigrid.cycle", bad.stderr)
         # The same hierarchy as cg's preconditioner: a few steps.
-        result = portasolve("run", config, "--output", out, "--quiet", "--overwrite", "--set", "poisson.solver=cg",
-                            "--set", "poisson.cg.preconditioner=multigrid", "--set", "poisson.multigrid.pre_sweeps=2",
-                            "--set", "poisson.check_every=1")
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.run_ok(config, out, "poisson.solver=cg", "poisson.cg.preconditioner=multigrid",
+                    "poisson.multigrid.pre_sweeps=2", "poisson.check_every=1", options=["--overwrite"])
         with h5py.File(out, "r") as f:
             output = f["output"].attrs
             self.assertEqual(output["cg_preconditioner"], "multigrid")
@@ -908,15 +904,11 @@ class Poisson(Folder):
             self.assertLessEqual(output["iterations"], 12)
 
     def test_blocked_matches_its_baseline_and_starting_from_the_answer_converges_at_once(self):
-        out = os.path.join(self.dir, "b.h5")
-        config = self.write("b.yaml", "experiment: poisson\nprecision: float\n"
-                                      "problem: {source: synthetic, rows: 40, cols: 70}\n"
-                                      "poisson: {solver: jacobi_blocked, max_iterations: 300, check_every: 100,"
-                                      " blocked: {sweeps_per_launch: 7, tile_rows: 9, tile_cols: 20}}\n"
-                                      "benchmark: {baseline: jacobi}\n")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("baseline jacobi", result.stdout)
+        out, _ = self.run_text("experiment: poisson\nprecision: float\n" + self.SYNTHETIC +
+                               "poisson: {solver: jacobi_blocked, max_iterations: 300, check_every: 100,"
+                               " blocked: {sweeps_per_launch: 7, tile_rows: 9, tile_cols: 20}}\n"
+                               "benchmark: {baseline: jacobi}\n", "b", says=["baseline jacobi"])
+        config = os.path.join(self.dir, "b.yaml")
         with h5py.File(out, "r") as f:
             output = f["output"].attrs
             self.assertEqual(output["iterations"], 300)
@@ -929,11 +921,9 @@ class Poisson(Folder):
         # Register bands and resident tiles (one launch per check; two tiles on a two-thread host): the same
         # sweeps, bit for bit (and the same as the tiles here to rounding).
         for kernel, strip_rows in (("registers", 11), ("resident", 0)):
-            result = portasolve("run", config, "--output", out, "--quiet", "--overwrite",
-                                "--set", f"poisson.blocked.kernel={kernel}", "--set", "poisson.blocked.tile_cols=0",
-                                "--set", "poisson.blocked.sweeps_per_launch=8",
-                                "--set", f"poisson.blocked.tile_rows={strip_rows}")
-            self.assertEqual(result.returncode, 0, result.stderr)
+            self.run_ok(config, out, f"poisson.blocked.kernel={kernel}", "poisson.blocked.tile_cols=0",
+                        "poisson.blocked.sweeps_per_launch=8", f"poisson.blocked.tile_rows={strip_rows}",
+                        options=["--overwrite"])
             with h5py.File(out, "r") as f:
                 output = f["output"].attrs
                 self.assertEqual(output["blocked_kernel"], kernel)
@@ -943,12 +933,10 @@ class Poisson(Folder):
         # The true image as the initial guess: already a solution.
         source = os.path.join(self.dir, "in.pgm")
         write_pgm_p2(source, self.image_rows())
-        config = self.write("s.yaml", f"experiment: poisson\nproblem: {{source: pgm, file: {source},"
-                                      f" initial: pgm, initial_file: {source}}}\n"
-                                      "poisson: {tolerance: 1.0e-12, max_iterations: 50}\n")
-        result = portasolve("run", config, "--output", os.path.join(self.dir, "s.h5"), "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        with h5py.File(os.path.join(self.dir, "s.h5"), "r") as f:
+        out, _ = self.run_text(f"experiment: poisson\nproblem: {{source: pgm, file: {source},"
+                               f" initial: pgm, initial_file: {source}}}\n"
+                               "poisson: {tolerance: 1.0e-12, max_iterations: 50}\n", "s")
+        with h5py.File(out, "r") as f:
             self.assertEqual(f["output"].attrs["iterations"], 0)
             self.assertEqual(f["output"].attrs["relative_residual"], 0)
 
@@ -957,9 +945,7 @@ class Poisson(Folder):
         write_pgm_p2(source, self.image_rows())
         out, pgm_out = os.path.join(self.dir, "p.h5"), os.path.join(self.dir, "out.pgm")
         config = os.path.join(CONFIGS, "poisson_image_spectral.yaml")
-        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}", "--set",
-                            "problem.source=pgm", "--set", f"problem.file={source}", "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.run_ok(config, out, f"output.pgm={pgm_out}", "problem.source=pgm", f"problem.file={source}")
         self.assertEqual(read_pgm(pgm_out), self.image_rows())
         with h5py.File(out, "r") as f:
             output = f["output"].attrs
@@ -976,10 +962,8 @@ class Poisson(Folder):
         out, pgm_out = os.path.join(self.dir, "n.h5"), os.path.join(self.dir, "n.pgm")
         config = os.path.join(CONFIGS, "poisson_gradient_neumann.yaml")
         for boundary in ("neumann", "periodic"):
-            result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm_out}", "--set",
-                                "problem.source=pgm", "--set", f"problem.file={source}", "--set",
-                                f"poisson.boundary={boundary}", "--overwrite", "--quiet")
-            self.assertEqual(result.returncode, 0, result.stderr)
+            self.run_ok(config, out, f"output.pgm={pgm_out}", "problem.source=pgm", f"problem.file={source}",
+                        f"poisson.boundary={boundary}", options=["--overwrite"])
             self.assertEqual(read_pgm(pgm_out), self.image_rows(), boundary)
             with h5py.File(out, "r") as f:
                 output = f["output"].attrs
@@ -1044,13 +1028,9 @@ class Smoothing(Folder):
             for i in range(19)]
 
     def run_config(self, body, *sets):
-        out = os.path.join(self.dir, "s.h5")
-        if os.path.exists(out):
-            os.remove(out)
-        config = self.write("s.yaml", "experiment: smoothing\n" + body)
-        result = portasolve("run", config, "--output", out, "--quiet", *[a for kv in sets for a in ("--set", kv)])
-        self.assertEqual(result.returncode, 0, result.stderr)
-        return out, result
+        if os.path.exists(os.path.join(self.dir, "s.h5")):
+            os.remove(os.path.join(self.dir, "s.h5"))
+        return self.run_text("experiment: smoothing\n" + body, "s", *sets)
 
     def test_numba_example_on_a_pgm_matches_numpy_and_plots(self):
         import numpy as np
@@ -1151,14 +1131,10 @@ class Smoothing(Folder):
 class Lorenz05(Folder):
     def test_lorenz96_ensemble_snapshots_statistics_and_plot(self):
         import numpy as np
-        out = os.path.join(self.dir, "l.h5")
-        config = self.write("l.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
-                                      " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 60, output_every: 20}\n"
-                                      "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n"
-                                      "benchmark: {baseline: flat}\n")
-        result = portasolve("run", config, "--output", out, "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("member-steps/s", result.stdout)
+        out, _ = self.run_text("experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
+                               " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 60, output_every: 20}\n"
+                               "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n"
+                               "benchmark: {baseline: flat}\n", "l", says=["member-steps/s"])
         with h5py.File(out, "r") as f:
             state = f["output/state"][()]
             self.assertEqual(state.shape, (4, 6, 40))
@@ -1171,11 +1147,9 @@ class Lorenz05(Folder):
             self.assertLessEqual(f["output"].attrs["baseline_max_difference"], 1e-12)
             # One RK4 step of Lorenz 96 by hand for member 0 from the start.
             z = f["input/start"][0]
-        config = self.write("one.yaml", "experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
-                                        " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 1, output_every: 1}\n"
-                                        "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n")
-        result = portasolve("run", config, "--output", os.path.join(self.dir, "one.h5"), "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+        one, _ = self.run_text("experiment: lorenz05\nlorenz05: {model: 1, model_size: 40, forcing: 8.0,"
+                               " delta_t: 0.05, K: 1, smooth_steps: 0, steps: 1, output_every: 1}\n"
+                               "ensemble: {members: 6, perturbation: 0.1, spinup_steps: 200}\n", "one")
 
         def rate(x):
             return (np.roll(x, -1) - np.roll(x, 2)) * np.roll(x, 1) - x + 8.0
@@ -1183,7 +1157,7 @@ class Lorenz05(Folder):
         k2 = 0.05 * rate(z + k1 / 2)
         k3 = 0.05 * rate(z + k2 / 2)
         k4 = 0.05 * rate(z + k3)
-        with h5py.File(os.path.join(self.dir, "one.h5"), "r") as f:
+        with h5py.File(one, "r") as f:
             np.testing.assert_allclose(f["output/state"][1, 0], z + k1 / 6 + k2 / 3 + k3 / 3 + k4 / 6, atol=1e-12)
         plot = script("plot.py", out, "-o", os.path.join(self.dir, "l.png"))
         self.assertEqual(plot.returncode, 0, plot.stderr)
@@ -1247,8 +1221,7 @@ class OutputFaults(Folder):
                 with open(out, "rb") as f:
                     self.assertEqual(f.read(), b"precious")
                 os.remove(out)
-        result = portasolve("run", config, "--output", out, "--quiet")  # and without the limit it runs
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.run_ok(config, out)  # and without the limit it runs
 
     def test_full_disk_while_writing_the_pgm(self):
         config = self.write("s.yaml", self.SMOOTHING + "output: {image: false, input_image: false}\n")
@@ -1274,8 +1247,7 @@ class OutputFaults(Folder):
         self.assertEqual(self.files(), ["out.pgm", "s.yaml"])
         with open(pgm, "rb") as f:
             self.assertEqual(f.read(), b"old image")
-        result = portasolve("run", config, "--output", out, "--set", f"output.pgm={pgm}", "--overwrite", "--quiet")
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.run_ok(config, out, f"output.pgm={pgm}", options=["--overwrite"])
         self.assertEqual(len(read_pgm(pgm)), 200)
         self.assertEqual(self.files(), ["out.pgm", "s.h5", "s.yaml"])
 
@@ -1301,19 +1273,7 @@ class OutputFaults(Folder):
         self.assert_failed_cleanly(result, 2, "is a directory")
 
     def test_hangup_stops_cleanly_without_output(self):
-        config = self.write("s.yaml", SMALL_STREAM)
-        process = subprocess.Popen(
-            [BIN, "run", config, "--set", "run.repeats=100000000", "--set", "run.progress_interval_s=0.01"],
-            cwd=self.dir, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:  # wait until it is inside the repeat loop
-            if "stream: repeat" in process.stderr.readline():
-                break
-        process.send_signal(signal.SIGHUP)
-        _, stderr = process.communicate(timeout=60)
-        self.assertEqual(process.returncode, 130, stderr)
-        self.assertIn("interrupted", stderr)
-        self.assertEqual(self.files(), ["s.yaml"])
+        self.expect_signal_stops_a_stream_run(signal.SIGHUP)
 
     def test_pgm_whose_header_claims_more_than_the_file_holds(self):
         source = os.path.join(self.dir, "huge.pgm")
@@ -1448,12 +1408,7 @@ class CheckReportsRefusals(Folder):
              "cannot open CSV file '/nonexistent.csv'"),
             ("experiment: lombscargle\ninput: {source: csv}\n", 2, "key 'input.file': missing for input.source: csv"),
         ]
-        for text_, code, message in cases:
-            config = self.write("c.yaml", text_)
-            result = portasolve("check", config)
-            self.assertEqual(result.returncode, code, (text_, result.stderr))
-            self.assertIn(message, result.stderr)
-            self.assertEqual(result.stdout, "")
+        self.expect_errors(cases, command="check")
 
     def test_sizes_that_do_not_fit(self):
         config = self.write("c.yaml", "experiment: poisson\nproblem: {rows: 1000000, cols: 1000000}\n")
@@ -1510,13 +1465,7 @@ class ReaderAndConfigStrictness(Folder):
             "experiment: stream\nstream: {size: !!float 2000}\n": "c.yaml:2:16: YAML tag '!!float' is not supported",
             "experiment: !lang stream\n": "c.yaml:1:13: YAML tag '!lang' is not supported",
         }
-        for content, message in cases.items():
-            config = self.write("c.yaml", content)
-            for command in ("check", "run"):
-                result = portasolve(command, config, cwd=self.dir)
-                self.assertEqual(result.returncode, 2, (content, result.stderr))
-                self.assertIn(message, result.stderr)
-            self.assertEqual(self.files(), ["c.yaml"])
+        self.expect_check_and_run_refuse("c.yaml", cases)
 
 
 class FuzzFindings(Folder):
