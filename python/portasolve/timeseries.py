@@ -42,6 +42,14 @@ def _is_list_of_series(value):
     return isinstance(value, (list, tuple)) and len(value) > 0 and all(np.ndim(item) == 1 for item in value)
 
 
+def _series_arrays(value, name, count):
+    """The arrays of `name`, a list of series, which must hold as many as y (`count`)."""
+    arrays = [_real_array(item, f"{name}[{s}]") for s, item in enumerate(value)]
+    if len(arrays) != count:
+        raise ValueError(f"{name} holds {len(arrays)} series but y holds {count}")
+    return arrays
+
+
 def _check_finite(values, name):
     if not np.all(np.isfinite(values)):
         index = np.argwhere(~np.isfinite(values))[0]
@@ -85,9 +93,7 @@ class LombScargle:
             ys = [_real_array(item, f"y[{s}]") for s, item in enumerate(y)]
             count = len(ys)
             if _is_list_of_series(t):
-                ts = [_real_array(item, f"t[{s}]") for s, item in enumerate(t)]
-                if len(ts) != count:
-                    raise ValueError(f"t holds {len(ts)} series but y holds {count}")
+                ts = _series_arrays(t, "t", count)
             else:
                 shared = _real_array(t, "t")
                 if shared.ndim != 1:
@@ -97,9 +103,7 @@ class LombScargle:
             if dy is None:
                 dys = [None] * count
             elif _is_list_of_series(dy):
-                dys = [_real_array(item, f"dy[{s}]") for s, item in enumerate(dy)]
-                if len(dys) != count:
-                    raise ValueError(f"dy holds {len(dys)} series but y holds {count}")
+                dys = _series_arrays(dy, "dy", count)
             else:
                 scalar = _real_array(dy, "dy")
                 if scalar.ndim != 0:
