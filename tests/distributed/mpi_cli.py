@@ -18,3 +18,20 @@ def portasolve(args, ranks=None, timeout=240):
     """Runs `portasolve ARGS`, under `mpirun -np RANKS` when ranks is given."""
     command = ([MPIEXEC, "-np", str(ranks)] if ranks else []) + [BIN] + args
     return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=timeout)
+
+
+def run_args(config, path, *settings):
+    """`run` of the shipped configs/CONFIG into PATH, quiet, each of `settings` a --set."""
+    return ["run", str(SOURCE / "configs" / config), "--quiet", "--output", str(path),
+            *[a for s in settings for a in ("--set", s)]]
+
+
+def assert_config_error_said_once(done, message, *keys, folder=None):
+    """`done` (a finished run over ranks) is a config error: exit 2, `message` once on stderr (rank 0 speaks
+    for all), each of `keys` named; nothing left in `folder` when one is given."""
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count(message) == 1, done.stderr
+    for key in keys:
+        assert key in done.stderr, done.stderr
+    if folder is not None:
+        assert not list(folder.iterdir())
