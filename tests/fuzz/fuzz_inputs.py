@@ -381,17 +381,21 @@ def image_pgm(rng, notes, rows, cols):
     return data
 
 
+def image_source(rng, notes, source, rows, cols, files):
+    """A rows x cols image file of `source` (pgm or hdf5) into `files`: the config's keys that read it."""
+    if source == "pgm":
+        files["in.pgm"] = image_pgm(rng, notes, rows, cols)
+        return "source: pgm, file: in.pgm"
+    files["in.h5"] = image_hdf5(rng, notes, rows, cols)
+    return "source: hdf5, file: in.h5, dataset: image"
+
+
 def poisson_case(rng, notes):
     rows, cols = rng.choice([(3, 3), (4, 7), (12, 17), (19, 27), (30, 40)])
     source = rng.choice(["pgm", "pgm", "hdf5"])
     solver = rng.choice(["jacobi", "jacobi_blocked", "cg", "cg_fused", "multigrid", "spectral", "auto"])
     files = {}
-    if source == "pgm":
-        files["in.pgm"] = image_pgm(rng, notes, rows, cols)
-        problem = "problem: {source: pgm, file: in.pgm"
-    else:
-        files["in.h5"] = image_hdf5(rng, notes, rows, cols)
-        problem = "problem: {source: hdf5, file: in.h5, dataset: image"
+    problem = "problem: {" + image_source(rng, notes, source, rows, cols, files)
     if rng.random() < 0.25:
         files["init.pgm"] = image_pgm(rng, notes, rows, cols) if rng.random() < 0.7 else pgm_bytes(
             small_image(rng, rows, cols), 255, True)
@@ -408,12 +412,7 @@ def smoothing_case(rng, notes):
     rows, cols = rng.choice([(3, 3), (5, 9), (12, 17), (19, 27), (33, 20)])
     source = rng.choice(["pgm", "pgm", "hdf5"])
     files = {}
-    if source == "pgm":
-        files["in.pgm"] = image_pgm(rng, notes, rows, cols)
-        image = "image: {source: pgm, file: in.pgm"
-    else:
-        files["in.h5"] = image_hdf5(rng, notes, rows, cols)
-        image = "image: {source: hdf5, file: in.h5, dataset: image"
+    image = "image: {" + image_source(rng, notes, source, rows, cols, files)
     image += f", pixel_type: {rng.choice(['uint8', 'uint16', 'int32', 'float', 'double'])}}}\n"
     kernel = rng.choice(["box", "gaussian", "weighted"])
     smoothing = {"box": f"kernel: box, radius: {rng.choice([1, 1, 2])}",
