@@ -9,24 +9,22 @@ usage: bench_lombscargle.py [--bin build/openmp/bin/portasolve] [--frequencies M
                             [--scipy] [--batch] [--out results/bench]
 """
 
-import argparse
 import os
 import time
 
+from _bench_common import parse_bench_arguments
 from portasolve_results import run_experiment, text
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default="build/openmp/bin/portasolve")
-    parser.add_argument("--config", default="configs/lombscargle_gtc.yaml")
+def add_arguments(parser):
     parser.add_argument("--frequencies", type=int, help="override M (default: the config's 2^20)")
     parser.add_argument("--scipy", action="store_true", help="time scipy.signal.lombscargle on the same data")
     parser.add_argument("--batch", action="store_true", help="1000 series x 1000 samples x 10^4 frequencies")
     parser.add_argument("--fast-math", action="store_true", help="CUDA: also the fast-math direct baseline in float")
-    parser.add_argument("--out", default="results/bench")
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+
+
+def main():
+    args = parse_bench_arguments(__doc__, "configs/lombscargle_gtc.yaml", add_arguments)
     extra = [f"frequency.count={args.frequencies}"] if args.frequencies else []
 
     print("| precision | N x M | algorithm | time (ms) | baseline (ms) | speedup | max error / peak |"

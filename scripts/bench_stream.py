@@ -7,12 +7,12 @@ usage: bench_stream.py [--bin build/openmp/bin/portasolve] [--config configs/str
                        [--size N] [--numpy] [--out results/bench]
 """
 
-import argparse
 import os
 import time
 
 import numpy as np
 
+from _bench_common import parse_bench_arguments
 from portasolve_results import run_experiment, strings, text
 
 
@@ -40,15 +40,13 @@ def numpy_bandwidth(n, dtype, repeats):
     return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default="build/openmp/bin/portasolve")
-    parser.add_argument("--config", default="configs/stream.yaml")
+def add_arguments(parser):
     parser.add_argument("--size", type=int, help="elements per array (default: the config's)")
     parser.add_argument("--numpy", action="store_true", help="also time NumPy on this host (CPU baseline)")
-    parser.add_argument("--out", default="results/bench")
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+
+
+def main():
+    args = parse_bench_arguments(__doc__, "configs/stream.yaml", add_arguments)
 
     rows = []
     for precision in ("float", "double"):
