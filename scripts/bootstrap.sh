@@ -16,30 +16,16 @@
 #   NVCC_WRAPPER_DEFAULT_COMPILER  host compiler for CUDA (default g++)
 set -euo pipefail
 
+script_name=bootstrap help_lines=2,18
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 backend=openmp
 arch=""
 jobs=$(nproc)
 use_apt=1
 force=0
-
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
-die() { echo "bootstrap: error: $*" >&2; exit 2; }
-say() { echo "bootstrap: $*"; }
-
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --backend) backend=${2:?--backend needs a value}; shift 2 ;;
-    --backend=*) backend=${1#*=}; shift ;;
-    --arch) arch=${2:?--arch needs a value}; shift 2 ;;
-    --arch=*) arch=${1#*=}; shift ;;
-    --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
-    --jobs=*) jobs=${1#*=}; shift ;;
-    --no-apt) use_apt=0; shift ;;
-    --force) force=1; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; die "unknown argument '$1'" ;;
-  esac
-done
+no_apt_option() { [ "$1" != --no-apt ] || { use_apt=0; taken=1; }; }
+parse_build_options no_apt_option "$@"
 
 case "$backend" in
   openmp|serial) arch=${arch:-} ;;
@@ -48,7 +34,6 @@ case "$backend" in
   *) die "unknown backend '$backend' (allowed: openmp, cuda, hip, serial)" ;;
 esac
 
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 patch_dir="$repo_root/scripts/patches"
 deps_root=${PORTASOLVE_DEPS_DIR:-$HOME/.cache/portasolve/deps}
 prefix="$deps_root/$backend"

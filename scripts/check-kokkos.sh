@@ -21,7 +21,9 @@
 # the install lands in $PORTASOLVE_DEPS_DIR/kokkos-<version>/<backend>[-<arch>].
 set -euo pipefail
 
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+script_name=check-kokkos help_lines=2,21
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 shared_deps="$(dirname "$repo_root")/shared/deps"
 kokkos_src=""
 kernels_src=""
@@ -29,28 +31,13 @@ backend=openmp
 arch=""
 jobs=$(nproc)
 force=0
-
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
-die() { echo "check-kokkos: error: $*" >&2; exit 2; }
-say() { echo "check-kokkos: $*"; }
-
-while [ $# -gt 0 ]; do
+source_option() {
   case "$1" in
-    --kokkos-source) kokkos_src=${2:?--kokkos-source needs a value}; shift 2 ;;
-    --kokkos-source=*) kokkos_src=${1#*=}; shift ;;
-    --kernels-source) kernels_src=${2:?--kernels-source needs a value}; shift 2 ;;
-    --kernels-source=*) kernels_src=${1#*=}; shift ;;
-    --backend) backend=${2:?--backend needs a value}; shift 2 ;;
-    --backend=*) backend=${1#*=}; shift ;;
-    --arch) arch=${2:?--arch needs a value}; shift 2 ;;
-    --arch=*) arch=${1#*=}; shift ;;
-    --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
-    --jobs=*) jobs=${1#*=}; shift ;;
-    --force) force=1; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; die "unknown argument '$1'" ;;
+    --kokkos-source|--kokkos-source=*) option_value "$@"; kokkos_src=$value ;;
+    --kernels-source|--kernels-source=*) option_value "$@"; kernels_src=$value ;;
   esac
-done
+}
+parse_build_options source_option "$@"
 
 case "$backend" in
   openmp) [ -z "$arch" ] || die "--arch is for hip and cuda only" ;;

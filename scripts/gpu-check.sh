@@ -17,6 +17,9 @@
 # with NumPy and h5py.
 set -uo pipefail
 
+script_name=gpu-check help_lines=2,19
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 bundle=build/bundle-cuda-bundle
 out=""
 tools="memcheck racecheck synccheck"
@@ -31,19 +34,17 @@ while [ $# -gt 0 ]; do
     --only) only=${2:?}; shift 2 ;;
     --no-tests) run_tests=0; shift ;;
     --stress) stress=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu-check: unknown argument '$1'" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) fail "unknown argument '$1'" ;;
   esac
 done
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bin="$bundle/bin/portasolve"
-[ -x "$bin" ] || { echo "gpu-check: no $bin (build it with scripts/bundle.sh)" >&2; exit 2; }
+bundle_binary " (build it with scripts/bundle.sh)"
 # cuFFT is the node's (CUDA toolkit): its usual folder when the loader lacks it.
 if ldd "$bin" | grep -q 'libcufft.*not found'; then
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-[ -x "$sanitizer" ] || { echo "gpu-check: compute-sanitizer not found" >&2; exit 2; }
+[ -x "$sanitizer" ] || fail "compute-sanitizer not found"
 out=${out:-$(mktemp -d /tmp/gpu-check.XXXXXX)}
 mkdir -p "$out/runs"
 export OMP_PROC_BIND=false

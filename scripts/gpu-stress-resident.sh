@@ -11,6 +11,9 @@
 # Run from the repository root on a GPU node. Last line: the counts.
 set -uo pipefail
 
+script_name=gpu-stress-resident help_lines=2,11
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
 bundle=build/bundle-cuda-bundle
 repeats=5
 out=""
@@ -19,13 +22,11 @@ while [ $# -gt 0 ]; do
     --bundle) bundle=${2:?}; shift 2 ;;
     --repeats) repeats=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu-stress-resident: unknown argument '$1'" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) fail "unknown argument '$1'" ;;
   esac
 done
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bin="$bundle/bin/portasolve"
-[ -x "$bin" ] || { echo "gpu-stress-resident: no $bin" >&2; exit 2; }
+bundle_binary
 out=${out:-$(mktemp -d /tmp/gpu-stress.XXXXXX)}
 mkdir -p "$out"
 
