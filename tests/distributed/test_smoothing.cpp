@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/grid_range.hpp"
 #include "distributed/grid_decomposition.hpp"
 #include "solvers/smoothing/distributed.hpp"
 #include "solvers/smoothing/smooth.hpp"
@@ -278,7 +279,7 @@ void expect_in_place_same_as_single_rank(std::int64_t rows, std::int64_t cols, c
   sm::SmoothWorkspace<Pixel> workspace;
   EXPECT_THROW(sm::smooth_in_place<Pixel>(*grid, options, workspace), std::invalid_argument);  // nothing filled
   const View2D<Pixel> block = sm::block_to_device<Pixel>(*grid, HostImage<Pixel>(image.data(), rows, cols));
-  Kokkos::deep_copy(sm::local_block<Pixel>(*grid, options, workspace), block);
+  portasolve::copy_grid("fill", sm::local_block<Pixel>(*grid, options, workspace), block);
   for (const auto* expected : {&after_one, &after_two}) {
     sm::HaloStatistics halo;
     sm::smooth_in_place<Pixel>(*grid, options, workspace, {}, &halo);
@@ -286,7 +287,10 @@ void expect_in_place_same_as_single_rank(std::int64_t rows, std::int64_t cols, c
     const sm::LocalBlock<Pixel> result = sm::local_block<Pixel>(*grid, options, workspace);
     ASSERT_EQ(result.extent(0), static_cast<std::size_t>(b.rows));
     ASSERT_EQ(result.extent(1), static_cast<std::size_t>(b.cols));
-    const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), result);
+    // A strided device view cannot be copied to the host directly: through a contiguous one.
+    const View2D<Pixel> contiguous("result", result.extent(0), result.extent(1));
+    portasolve::copy_grid("result", contiguous, result);
+    const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), contiguous);
     for (std::int64_t i = 0; i < b.rows; ++i)
       for (std::int64_t j = 0; j < b.cols; ++j)
         ASSERT_EQ(mine(i, j), (*expected)[(b.first_row + i) * cols + b.first_col + j])
