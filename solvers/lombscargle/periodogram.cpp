@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -109,18 +111,19 @@ void check_series(const Series& series, std::size_t index, std::size_t count, co
 struct WeightedSums {
   double y_sum = 0, yy = 0, w_sum = 0;
 };
-template <class T>
-WeightedSums write_series(const Series& series, const std::vector<double>& weight, double mean, HostData<T>& host,
+// weight(j): sample j's weight, in double.
+template <class T, class Weight>
+WeightedSums write_series(const Series& series, const Weight& weight, double mean, HostData<T>& host,
                           std::int64_t first) {
   WeightedSums sums;
   for (std::size_t j = 0; j < series.t.size(); ++j) {
-    const double centred = series.y[j] - mean;
+    const double centred = series.y[j] - mean, w = weight(j);
     host.t[first + j] = series.t[j];
-    host.w[first + j] = static_cast<T>(weight[j]);
-    host.wy[first + j] = static_cast<T>(weight[j] * centred);
-    sums.y_sum += weight[j] * centred;
-    sums.yy += weight[j] * centred * centred;
-    sums.w_sum += weight[j];
+    host.w[first + j] = static_cast<T>(w);
+    host.wy[first + j] = static_cast<T>(w * centred);
+    sums.y_sum += w * centred;
+    sums.yy += w * centred * centred;
+    sums.w_sum += w;
   }
   return sums;
 }
@@ -146,7 +149,8 @@ SeriesConstants<T> prepare_classic_weighted(const Series& series, const Options&
     mean = 0;
     for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
   }
-  const WeightedSums sums = write_series(series, weight, mean, host, first);
+  const WeightedSums sums = write_series(
+      series, [&](std::size_t j) { return weight[j]; }, mean, host, first);
   double yy = sums.yy;
   if (options.floating_mean) yy -= sums.y_sum * sums.y_sum;  // ~0 after centring; SciPy's YY - Y^2
   const double scale = options.normalize ? 1.0 / yy : 0.5 * static_cast<double>(n);
@@ -154,19 +158,25 @@ SeriesConstants<T> prepare_classic_weighted(const Series& series, const Options&
                             static_cast<T>(sums.w_sum)};
 }
 
-// One series of the generalized form or SciPy 1.10's classic form.
+// One series of the generalized form or SciPy 1.10's classic form. The
+// weights are formed where used (no array of them a series: a survey chunk
+// prepares 10^4-10^5 series at once on every core, where per-series heap
+// arrays cost more than the arithmetic).
 template <class T>
 SeriesConstants<T> prepare_series(const Series& series, const Options& options, HostData<T>& host, std::int64_t first) {
   const std::size_t n = series.t.size();
-  std::vector<double> weight(n, 1.0);
+  const bool generalized = options.form == Form::generalized, inverse_variance = generalized && !series.dy.empty();
   double sum_inverse_variance = static_cast<double>(n);
-  if (options.form == Form::generalized) {
-    if (!series.dy.empty()) {
-      sum_inverse_variance = 0;
-      for (std::size_t j = 0; j < n; ++j) sum_inverse_variance += weight[j] = 1.0 / (series.dy[j] * series.dy[j]);
-    }
-    for (double& value : weight) value /= sum_inverse_variance;
+  if (inverse_variance) {
+    sum_inverse_variance = 0;
+    for (std::size_t j = 0; j < n; ++j) sum_inverse_variance += 1.0 / (series.dy[j] * series.dy[j]);
   }
+  // As a weights array would hold them: 1 / dy^2 (or 1) over their sum in
+  // the generalized form, 1 in the classic one.
+  const auto weight = [&](std::size_t j) {
+    if (!generalized) return 1.0;
+    return (inverse_variance ? 1.0 / (series.dy[j] * series.dy[j]) : 1.0) / sum_inverse_variance;
+  };
   double mean = 0;
   const bool centre = options.form == Form::classic ? options.precenter : (options.center_data || options.fit_mean);
   if (centre) {
@@ -174,7 +184,7 @@ SeriesConstants<T> prepare_series(const Series& series, const Options& options, 
       for (double v : series.y) mean += v;
       mean /= static_cast<double>(n);
     } else {
-      for (std::size_t j = 0; j < n; ++j) mean += weight[j] * series.y[j];
+      for (std::size_t j = 0; j < n; ++j) mean += weight(j) * series.y[j];
     }
   }
   const WeightedSums sums = write_series(series, weight, mean, host, first);
@@ -190,10 +200,10 @@ SeriesConstants<T> prepare_series(const Series& series, const Options& options, 
 // series on the host's cores (a survey chunk holds 10^4-10^5 of them), each
 // into its own range of the arrays.
 template <class T>
-HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
-  HostData<T> host;
+void prepare(const std::vector<Series>& batch, const Options& options, HostData<T>& host) {
   const bool classic_scipy_weights = classic_weighted(batch, options);
   host.offsets.resize(batch.size() + 1);
+  host.offsets[0] = 0;
   for (std::size_t s = 0; s < batch.size(); ++s)
     host.offsets[s + 1] = host.offsets[s] + static_cast<std::int64_t>(batch[s].t.size());
   const auto total = static_cast<std::size_t>(host.offsets.back());
@@ -205,8 +215,39 @@ HostData<T> prepare(const std::vector<Series>& batch, const Options& options) {
     host.constants[s] = classic_scipy_weights ? prepare_classic_weighted(batch[s], options, host, host.offsets[s])
                                               : prepare_series(batch[s], options, host, host.offsets[s]);
   });
-  return host;
 }
+
+// Host arrays of earlier batches, kept for the next ones: a survey streams
+// chunks of one size, and fresh arrays each chunk cost their page faults
+// and zero fill (on a virtual machine, more than writing them). Two are
+// kept: the pipeline prepares a chunk while the one before is in flight.
+template <class T>
+class HostDataPool {
+ public:
+  static std::unique_ptr<HostData<T>> take() {
+    std::lock_guard<std::mutex> lock(mutex());
+    auto& kept = pool();
+    if (kept.empty()) return std::make_unique<HostData<T>>();
+    std::unique_ptr<HostData<T>> data = std::move(kept.back());
+    kept.pop_back();
+    return data;
+  }
+  static void give_back(std::unique_ptr<HostData<T>> data) {
+    std::lock_guard<std::mutex> lock(mutex());
+    if (pool().size() < kept_at_most) pool().push_back(std::move(data));
+  }
+
+ private:
+  static constexpr std::size_t kept_at_most = 2;
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::vector<std::unique_ptr<HostData<T>>>& pool() {
+    static std::vector<std::unique_ptr<HostData<T>>> kept;
+    return kept;
+  }
+};
 
 template <class T, bool Weighted, bool FitMean>
 void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& step_cos, const StepTable<T>& step_sin,
@@ -300,7 +341,9 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   check_batch(batch, options);
   algorithm_ = resolve_algorithm(options.algorithm, grid, options.nterms);
 
-  const HostData<T> host = prepare<T>(batch, options);
+  std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();
+  prepare<T>(batch, options, *prepared);
+  const HostData<T>& host = *prepared;
   state_ = std::make_unique<State>();
   DeviceData<T>& data = state_->data;
   data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_t", host.t);
@@ -311,6 +354,7 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.constants =
       upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>("lombscargle_constants", host.constants);
   data.frequency = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_frequency", grid.values);
+  HostDataPool<T>::give_back(std::move(prepared));
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
   ask_for_huge_pages(data.power.data(), data.power.span() * sizeof(T));
