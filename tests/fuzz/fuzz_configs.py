@@ -18,7 +18,6 @@ PORTASOLVE_FUZZ_SEED, PORTASOLVE_FUZZ_JOBS, PORTASOLVE_FUZZ_TIMEOUT_S, PORTASOLV
 A case depends only on (seed, case number) and the files in configs/.
 """
 
-import argparse
 import glob
 import os
 import re
@@ -509,6 +508,4 @@ def replay(seed, number):
 
 
 if __name__ == "__main__":
-    sys.exit(fuzzlib.main_loop(argparse.ArgumentParser(description=__doc__,
-                                                       formatter_class=argparse.RawDescriptionHelpFormatter),
-                               make_case, replay))
+    sys.exit(fuzzlib.main(__doc__, make_case, replay))

@@ -13,7 +13,6 @@ PORTASOLVE_FUZZ_TIMEOUT_S, PORTASOLVE_FUZZ_AS_BYTES. Needs NumPy and h5py. A cas
 number) and the installed h5py / HDF5 (byte offsets inside HDF5 files follow their layout).
 """
 
-import argparse
 import math
 import os
 import sys
@@ -447,6 +446,4 @@ def replay(seed, number):
 
 
 if __name__ == "__main__":
-    sys.exit(fuzzlib.main_loop(argparse.ArgumentParser(description=__doc__,
-                                                       formatter_class=argparse.RawDescriptionHelpFormatter),
-                               make_case, replay))
+    sys.exit(fuzzlib.main(__doc__, make_case, replay))

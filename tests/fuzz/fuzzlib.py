@@ -14,6 +14,7 @@ must keep, whatever its input:
   overwrite it and succeeded; input files never modified.
 """
 
+import argparse
 import concurrent.futures
 import hashlib
 import os
@@ -239,8 +240,11 @@ def signature(outcome):
     return f"{kinds} | {outcome.case.label.split(':')[0]} | {message}"
 
 
-def main_loop(parser, make_case, replay_command):
-    """Common command line: --cases, --seed, --case (replay), --jobs, --keep; env PORTASOLVE_FUZZ_CASES/SEED."""
+def main(doc, make_case, replay_command):
+    """A fuzzer's command line (its help text is `doc`): --cases, --seed, --case (replay), --jobs, --keep; env
+    PORTASOLVE_FUZZ_CASES/SEED. `make_case(seed, number)` gives a Case, `replay_command(seed, number)` the command
+    that replays one. Returns the exit status."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=int(os.environ.get("PORTASOLVE_FUZZ_CASES", 300)))
     parser.add_argument("--seed", type=int, default=int(os.environ.get("PORTASOLVE_FUZZ_SEED", DEFAULT_SEED)))
     parser.add_argument("--case", type=int, action="append", help="replay these case numbers only")
