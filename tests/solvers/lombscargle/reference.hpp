@@ -44,6 +44,50 @@ inline std::vector<double> scipy_lombscargle(const std::vector<double>& x, std::
   return pgram;
 }
 
+// Sums over the samples of weight * (y, y y, y c, y s, c c, s s, c s, c, s),
+// c and s the cosine and sine of the phase w t - shift.
+struct TrigSums {
+  double Y = 0, YY = 0, YC = 0, YS = 0, CC = 0, SS = 0, CS = 0, C = 0, S = 0;
+};
+
+inline TrigSums trig_sums(const std::vector<double>& t, const std::vector<double>& y,
+                          const std::vector<double>& weights, double w, double shift) {
+  TrigSums sums;
+  for (std::size_t j = 0; j < t.size(); ++j) {
+    const double phase = w * t[j] - shift;
+    const double c = std::cos(phase), s = std::sin(phase);
+    sums.Y += weights[j] * y[j];
+    sums.YY += weights[j] * y[j] * y[j];
+    sums.YC += weights[j] * y[j] * c;
+    sums.YS += weights[j] * y[j] * s;
+    sums.CC += weights[j] * c * c;
+    sums.SS += weights[j] * s * s;
+    sums.CS += weights[j] * c * s;
+    sums.C += weights[j] * c;
+    sums.S += weights[j] * s;
+  }
+  return sums;
+}
+
+// The floating mean (fit_mean): the sums of the products less the products
+// of the weighted means.
+inline TrigSums less_means(TrigSums sums) {
+  sums.YC -= sums.Y * sums.C;
+  sums.YS -= sums.Y * sums.S;
+  sums.CC -= sums.C * sums.C;
+  sums.SS -= sums.S * sums.S;
+  sums.CS -= sums.C * sums.S;
+  return sums;
+}
+
+// SciPy 1.15's sums: SS = 1 - CC (the weights sum to 1).
+inline TrigSums scipy115_sums(const std::vector<double>& x, const std::vector<double>& y,
+                              const std::vector<double>& weights, double w, double shift, bool floating_mean) {
+  TrigSums sums = trig_sums(x, y, weights, w, shift);
+  sums.SS = 1.0 - sums.CC;
+  return floating_mean ? less_means(sums) : sums;
+}
+
 // scipy.signal.lombscargle (1.15) with weights and floating_mean: weights
 // scaled to sum 1, tau from the (floating-mean corrected) sums, then a second
 // pass at the phases w t - tau; SS = 1 - CC; CC and SS raised to epsneg.
@@ -67,41 +111,12 @@ inline std::vector<double> scipy115_lombscargle(const std::vector<double>& x, st
   const double epsneg = std::ldexp(1.0, -53);
   std::vector<double> pgram(angular.size());
   for (std::size_t i = 0; i < angular.size(); ++i) {
-    double CC = 0, CS = 0, C = 0, S = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double c = std::cos(angular[i] * x[j]), s = std::sin(angular[i] * x[j]);
-      CC += weights[j] * c * c;
-      CS += weights[j] * c * s;
-      C += weights[j] * c;
-      S += weights[j] * s;
-    }
-    double SS = 1.0 - CC;
-    if (floating_mean) {
-      CC -= C * C;
-      SS -= S * S;
-      CS -= C * S;
-    }
-    const double tau = 0.5 * std::atan2(2.0 * CS, CC - SS);
-    double YC = 0, YS = 0, CC_tau = 0, C_tau = 0, S_tau = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double c = std::cos(angular[i] * x[j] - tau), s = std::sin(angular[i] * x[j] - tau);
-      YC += weights[j] * y[j] * c;
-      YS += weights[j] * y[j] * s;
-      CC_tau += weights[j] * c * c;
-      C_tau += weights[j] * c;
-      S_tau += weights[j] * s;
-    }
-    double SS_tau = 1.0 - CC_tau;
-    if (floating_mean) {
-      YC -= Y * C_tau;
-      YS -= Y * S_tau;
-      CC_tau -= C_tau * C_tau;
-      SS_tau -= S_tau * S_tau;
-    }
-    CC_tau = std::max(CC_tau, epsneg);
-    SS_tau = std::max(SS_tau, epsneg);
-    const double a = YC / CC_tau, b = YS / SS_tau;
-    pgram[i] = 2.0 * (a * YC + b * YS);
+    const TrigSums first = scipy115_sums(x, y, weights, angular[i], 0.0, floating_mean);
+    const double tau = 0.5 * std::atan2(2.0 * first.CS, first.CC - first.SS);
+    const TrigSums second = scipy115_sums(x, y, weights, angular[i], tau, floating_mean);
+    const double CC_tau = std::max(second.CC, epsneg), SS_tau = std::max(second.SS, epsneg);
+    const double a = second.YC / CC_tau, b = second.YS / SS_tau;
+    pgram[i] = 2.0 * (a * second.YC + b * second.YS);
   }
   if (normalize) {
     double YY = 0;
@@ -146,26 +161,10 @@ inline std::vector<double> astropy_lombscargle(const std::vector<double>& t, std
       c2 -= c * c - s * s;
     }
     const double half_angle = 0.5 * std::atan2(s2, c2);
-    double yy_sum = 0, yc = 0, ys = 0, cc = 0, ss = 0, c_tau = 0, s_tau = 0, yy = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const double phase = omega * t[j] - half_angle;
-      const double sn = std::sin(phase), cs = std::cos(phase);
-      yy_sum += w[j] * y[j];
-      yc += w[j] * y[j] * cs;
-      ys += w[j] * y[j] * sn;
-      cc += w[j] * cs * cs;
-      ss += w[j] * sn * sn;
-      c_tau += w[j] * cs;
-      s_tau += w[j] * sn;
-      yy += w[j] * y[j] * y[j];
-    }
-    if (fit_mean) {
-      yc -= yy_sum * c_tau;
-      ys -= yy_sum * s_tau;
-      cc -= c_tau * c_tau;
-      ss -= s_tau * s_tau;
-    }
-    double p = yc * yc / cc + ys * ys / ss;
+    const TrigSums all = trig_sums(t, y, w, omega, half_angle);
+    const TrigSums sums = fit_mean ? less_means(all) : all;
+    const double yy = all.YY;
+    double p = sums.YC * sums.YC / sums.CC + sums.YS * sums.YS / sums.SS;
     if (normalization == "standard")
       p /= yy;
     else if (normalization == "model")

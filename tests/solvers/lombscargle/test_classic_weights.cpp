@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "tests/solvers/lombscargle/helpers.hpp"
 #include "tests/solvers/lombscargle/reference.hpp"
 
 namespace {
@@ -17,44 +18,17 @@ namespace {
 namespace ls = portasolve::lombscargle;
 using portasolve::InputError;
 using portasolve::OptionError;
+using namespace ls::testing;
 
 // An offset sinusoid (so the floating mean matters) with random weights in
 // [0, 2), every seventh weight 0 (SciPy allows zeros).
 ls::Series weighted_series(std::size_t n, double span, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> when(0.0, span), weight(0.0, 2.0);
-  std::normal_distribution<double> noise(0.0, 0.3);
-  ls::Series series;
-  for (std::size_t j = 0; j < n; ++j) series.t.push_back(when(rng));
-  std::sort(series.t.begin(), series.t.end());
-  for (double t : series.t) series.y.push_back(1.5 + 2.0 * std::sin(1.3 * t + 0.3) + noise(rng));
+  std::uniform_real_distribution<double> weight(0.0, 2.0);
+  ls::Series series = random_series(rng, n, span, 0.3, [](double t) { return 1.5 + 2.0 * std::sin(1.3 * t + 0.3); });
   for (std::size_t j = 0; j < n; ++j) series.weights.push_back(j % 7 == 3 ? 0.0 : weight(rng));
   return series;
 }
-
-template <class T>
-std::vector<std::vector<double>> run(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                                     const ls::Options& options) {
-  const auto power = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ls::periodogram<T>(batch, grid, options));
-  std::vector<std::vector<double>> rows(batch.size(), std::vector<double>(grid.size()));
-  for (std::size_t s = 0; s < batch.size(); ++s)
-    for (std::size_t k = 0; k < grid.size(); ++k) rows[s][k] = static_cast<double>(power(s, k));
-  return rows;
-}
-
-// max |a - b| / max |reference|: error relative to the peak.
-double peak_relative_error(const std::vector<double>& value, const std::vector<double>& ref) {
-  double worst = 0, peak = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k) {
-    if (std::isnan(value[k])) return INFINITY;
-    worst = std::max(worst, std::fabs(value[k] - ref[k]));
-    peak = std::max(peak, std::fabs(ref[k]));
-  }
-  return worst / peak;
-}
-
-const ls::Algorithm every_algorithm[] = {ls::Algorithm::direct, ls::Algorithm::tiled, ls::Algorithm::recurrence,
-                                         ls::Algorithm::nufft};
 
 ls::Options classic(bool precenter, bool normalize, bool floating_mean, ls::Algorithm algorithm) {
   ls::Options options;
@@ -102,12 +76,26 @@ TEST(LombScargleClassicWeights, MatchesScipy115OnEveryAlgorithm) {
             // the floating mean below 1 / span (w < 0.6 here) takes
             // differences of nearly equal sums (CC - C^2), which amplify
             // float's rounding whatever the algorithm.
-            const bool phases_in_double = algorithm == ls::Algorithm::recurrence || algorithm == ls::Algorithm::nufft;
-            const double float_tolerance = floating_mean ? 5e-4 : phases_in_double ? 2e-5 : 3e-4;
+            const double float_tolerance = floating_mean ? 5e-4 : phases_in_double(algorithm) ? 2e-5 : 3e-4;
             EXPECT_LT(peak_relative_error(run<float>({input}, g.grid, options)[0], ref), float_tolerance) << what;
           }
         }
       }
+    }
+  }
+}
+
+// The classic periodogram of `series` is that of `expected` within
+// `tolerance` (peak_relative_error), with and without normalize, on every
+// algorithm, in double.
+void expect_same_periodograms(const ls::Series& series, const ls::Series& expected, const ls::FrequencyGrid& grid,
+                              bool floating_mean, double tolerance) {
+  for (bool normalize : {false, true}) {
+    for (const auto algorithm : every_algorithm) {
+      const ls::Options options = classic(false, normalize, floating_mean, algorithm);
+      EXPECT_LT(peak_relative_error(run<double>({series}, grid, options)[0], run<double>({expected}, grid, options)[0]),
+                tolerance)
+          << normalize << " " << ls::name_of(algorithm);
     }
   }
 }
@@ -119,32 +107,14 @@ TEST(LombScargleClassicWeights, EqualWeightsGiveTheUnweightedPeriodogram) {
   ls::Series unweighted = series;
   unweighted.weights.clear();
   series.weights.assign(series.t.size(), 2.5);
-  const AngularGrid g = angular_grid(0.1, 12.0, 500);
-  for (bool normalize : {false, true}) {
-    for (const auto algorithm : every_algorithm) {
-      const ls::Options options = classic(false, normalize, false, algorithm);
-      EXPECT_LT(
-          peak_relative_error(run<double>({series}, g.grid, options)[0], run<double>({unweighted}, g.grid, options)[0]),
-          1e-12)
-          << normalize << " " << ls::name_of(algorithm);
-    }
-  }
+  expect_same_periodograms(series, unweighted, angular_grid(0.1, 12.0, 500).grid, false, 1e-12);
 }
 
 TEST(LombScargleClassicWeights, FloatingMeanIgnoresAConstantAddedToY) {
   const ls::Series series = weighted_series(250, 15.0, 8);
   ls::Series shifted = series;
   for (double& v : shifted.y) v += 40.0;
-  const AngularGrid g = angular_grid(0.05, 10.0, 400);
-  for (bool normalize : {false, true}) {
-    for (const auto algorithm : every_algorithm) {
-      const ls::Options options = classic(false, normalize, true, algorithm);
-      EXPECT_LT(
-          peak_relative_error(run<double>({shifted}, g.grid, options)[0], run<double>({series}, g.grid, options)[0]),
-          1e-9)
-          << normalize << " " << ls::name_of(algorithm);
-    }
-  }
+  expect_same_periodograms(shifted, series, angular_grid(0.05, 10.0, 400).grid, true, 1e-9);
 }
 
 TEST(LombScargleClassicWeights, BatchEqualsEachSeriesAlone) {
@@ -168,15 +138,6 @@ TEST(LombScargleClassicWeights, BatchEqualsEachSeriesAlone) {
             << s << " " << ls::name_of(algorithm);
       }
     }
-  }
-}
-
-void expect_input_error(const std::function<void()>& call, const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no error; expected: " << message;
-  } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find(message), std::string::npos) << error.what();
   }
 }
 

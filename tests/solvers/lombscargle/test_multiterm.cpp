@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "tests/solvers/lombscargle/helpers.hpp"
 #include "tests/solvers/lombscargle/reference.hpp"
 
 namespace {
@@ -17,25 +18,16 @@ namespace {
 namespace ls = portasolve::lombscargle;
 using portasolve::InputError;
 using portasolve::OptionError;
+using namespace ls::testing;
 
 const std::vector<std::string> normalizations{"standard", "model", "log", "psd"};
 
 // A two-harmonic signal with an offset and noise: nterms 2 and 3 see more
 // than nterms 1 does.
 ls::Series two_harmonics(std::size_t n, double span, double frequency, unsigned seed, bool with_dy) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> when(0.0, span);
-  std::normal_distribution<double> noise(0.0, 0.3);
-  std::uniform_real_distribution<double> spread(0.2, 0.6);
-  ls::Series series;
-  for (std::size_t j = 0; j < n; ++j) series.t.push_back(when(rng));
-  std::sort(series.t.begin(), series.t.end());
-  for (double t : series.t)
-    series.y.push_back(1.5 + 2.0 * std::sin(2 * M_PI * frequency * t + 0.3) +
-                       1.2 * std::cos(4 * M_PI * frequency * t - 0.7) + noise(rng));
-  if (with_dy)
-    for (std::size_t j = 0; j < n; ++j) series.dy.push_back(spread(rng));
-  return series;
+  return noisy_series(n, span, seed, with_dy, [frequency](double t) {
+    return 1.5 + 2.0 * std::sin(2 * M_PI * frequency * t + 0.3) + 1.2 * std::cos(4 * M_PI * frequency * t - 0.7);
+  });
 }
 
 // Solves a x = b (a square, row-major) by Gaussian elimination with partial
@@ -118,32 +110,6 @@ std::vector<double> chi2_reference(const ls::Series& series, const std::vector<d
   return power;
 }
 
-template <class T>
-std::vector<std::vector<double>> rows_of(const portasolve::View2D<T>& power) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), power);
-  std::vector<std::vector<double>> rows(host.extent(0), std::vector<double>(host.extent(1)));
-  for (std::size_t s = 0; s < host.extent(0); ++s)
-    for (std::size_t k = 0; k < host.extent(1); ++k) rows[s][k] = static_cast<double>(host(s, k));
-  return rows;
-}
-
-template <class T>
-std::vector<std::vector<double>> run(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                                     const ls::Options& options) {
-  return rows_of<T>(ls::periodogram<T>(batch, grid, options));
-}
-
-// max |a - b| / max |reference|: error relative to the peak.
-double peak_relative_error(const std::vector<double>& value, const std::vector<double>& ref) {
-  double worst = 0, peak = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k) {
-    if (!std::isfinite(value[k])) return INFINITY;
-    worst = std::max(worst, std::fabs(value[k] - ref[k]));
-    peak = std::max(peak, std::fabs(ref[k]));
-  }
-  return worst / peak;
-}
-
 TEST(LombScargleMultiterm, MatchesChi2ReferenceEveryNormalizationBatched) {
   for (bool with_dy : {false, true}) {
     // Different lengths and spans in one batch (ragged storage).
@@ -210,12 +176,9 @@ TEST(LombScargleMultiterm, ExactTwoHarmonicSignalHasUnitStandardPowerOnlyWithTwo
   // Noise-free offset + harmonics 1 and 2 at f0 is fitted exactly by nterms
   // >= 2 there (standard power 1); nterms 1 misses the second harmonic.
   const double f0 = 0.8125;
-  ls::Series series;
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<double> when(0.0, 40.0);
-  for (int j = 0; j < 200; ++j) series.t.push_back(when(rng));
-  for (double t : series.t)
-    series.y.push_back(3.0 + 1.7 * std::cos(2 * M_PI * f0 * t - 1.1) + 0.9 * std::sin(4 * M_PI * f0 * t + 0.4));
+  const ls::Series series = exact_series(200, 40.0, 3, [f0](double t) {
+    return 3.0 + 1.7 * std::cos(2 * M_PI * f0 * t - 1.1) + 0.9 * std::sin(4 * M_PI * f0 * t + 0.4);
+  });
   const ls::FrequencyGrid grid = ls::uniform_grid(0.5, 1.125, 101, false);  // step 1/160, f0 on the grid
   const std::size_t at_f0 = 50;
   ASSERT_NEAR(grid.values[at_f0], f0, 1e-12);

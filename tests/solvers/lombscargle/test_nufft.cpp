@@ -10,11 +10,14 @@
 #include "solvers/lombscargle/fft.hpp"
 #include "solvers/lombscargle/nufft.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "tests/solvers/lombscargle/helpers.hpp"
 #include "tests/solvers/lombscargle/reference.hpp"
 
 namespace {
 
 namespace ls = portasolve::lombscargle;
+using ls::testing::random_series;
+using ls::testing::uniform_values;
 
 // Rows of random data through fft_rows with a team length of `team_length`,
 // against sum_j x_j e^{+2 pi i j k / n} in long double.
@@ -86,12 +89,9 @@ TEST(Nufft, KernelWidthFollowsTheTolerance) {
 
 ls::Series series_with_dy(std::size_t n, double span, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> when(0.0, span), spread(0.2, 0.6);
-  std::normal_distribution<double> noise(0.0, 0.4);
-  ls::Series series;
-  for (std::size_t j = 0; j < n; ++j) series.t.push_back(when(rng));
-  for (double t : series.t) series.y.push_back(0.5 + std::sin(2 * M_PI * 1.7 * t) + noise(rng));
-  for (std::size_t j = 0; j < n; ++j) series.dy.push_back(spread(rng));
+  ls::Series series = random_series(
+      rng, n, span, 0.4, [](double t) { return 0.5 + std::sin(2 * M_PI * 1.7 * t); }, /*sorted=*/false);
+  series.dy = uniform_values(rng, n, 0.2, 0.6);
   return series;
 }
 
