@@ -108,23 +108,44 @@ struct ErrorNorm {
   double relative() const { return norm > 0 ? double(std::sqrt(error / norm)) : double(std::sqrt(error)); }
 };
 
+// On the host in long double.
+template <class T>
+LongComplex widen(const Kokkos::complex<T>& z) {
+  return {z.real(), z.imag()};
+}
+template <class T>
+long double widen(T x) {
+  return x;
+}
+
+// Runs a `kind` plan of length n on the `batch` rows of `in` into `out`, and
+// returns ||out - want||_2 / ||want||_2 over the whole batch, where a row's
+// want is reference(its input before the run, as a vector of Value), compared
+// on the out row's length.
+template <class T, class Value, class In, class Out, class Reference>
+double run_error(Kind kind, std::int64_t n, const In& in, const Out& out, Reference reference) {
+  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
+  Plan<T>(kind, n, batch).execute(in, out);
+  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
+  ErrorNorm error;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::vector<Value> row(host_in.extent(1));
+    for (std::size_t j = 0; j < row.size(); ++j) row[j] = widen(host_in(b, j));
+    const auto want = reference(row);
+    for (std::size_t k = 0; k < host.extent(1); ++k) error.add(widen(host(b, k)), want[k]);
+  }
+  return error.relative();
+}
+
 template <class T>
 void check_complex(Kind kind, std::int64_t n) {
   using C = Kokkos::complex<T>;
   const auto re = random_rows(batch, n, unsigned(n)), im = random_rows(batch, n, unsigned(n + 5000));
   const auto in = device_rows<View2D<C>>(batch, n, [&](auto b, auto j) { return C(T(re[b][j]), T(im[b][j])); });
-  View2D<C> out("out", batch, n);
-  Plan<T>(kind, n, batch).execute(in, out);
-  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-  ErrorNorm error;
-  for (std::int64_t b = 0; b < batch; ++b) {
-    std::vector<LongComplex> x(n);
-    for (std::int64_t j = 0; j < n; ++j) x[j] = {host_in(b, j).real(), host_in(b, j).imag()};
-    const auto want = direct_dft(x, kind == Kind::complex_forward ? -1 : 1);
-    for (std::int64_t k = 0; k < n; ++k) error.add({host(b, k).real(), host(b, k).imag()}, want[k]);
-  }
-  EXPECT_LE(error.relative(), tolerance<T>()) << name_of(kind) << " length " << n;
+  const int sign = kind == Kind::complex_forward ? -1 : 1;
+  const double error = run_error<T, LongComplex>(
+      kind, n, in, View2D<C>("out", batch, n), [&](const std::vector<LongComplex>& x) { return direct_dft(x, sign); });
+  EXPECT_LE(error, tolerance<T>()) << name_of(kind) << " length " << n;
 }
 
 template <class T>
@@ -132,18 +153,10 @@ void check_real_forward(std::int64_t n) {
   using C = Kokkos::complex<T>;
   const auto x = random_rows(batch, n, unsigned(n));
   const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
-  View2D<C> out("out", batch, n / 2 + 1);
-  Plan<T>(Kind::real_forward, n, batch).execute(in, out);
-  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-  ErrorNorm error;
-  for (std::int64_t b = 0; b < batch; ++b) {
-    std::vector<LongComplex> row(n);
-    for (std::int64_t j = 0; j < n; ++j) row[j] = host_in(b, j);
-    const auto want = direct_dft(row, -1);
-    for (std::int64_t k = 0; k <= n / 2; ++k) error.add({host(b, k).real(), host(b, k).imag()}, want[k]);
-  }
-  EXPECT_LE(error.relative(), tolerance<T>()) << "real_forward length " << n;
+  const double error =
+      run_error<T, LongComplex>(Kind::real_forward, n, in, View2D<C>("out", batch, n / 2 + 1),
+                                [](const std::vector<LongComplex>& row) { return direct_dft(row, -1); });
+  EXPECT_LE(error, tolerance<T>()) << "real_forward length " << n;
 }
 
 // The input is a Hermitian half spectrum: that of a real row, so the
@@ -158,41 +171,33 @@ void check_real_backward(std::int64_t n) {
     const bool real_only = k == 0 || 2 * k == n;
     return C(T(re[b][k]), real_only ? T(0) : T(im[b][k]));
   });
-  View2D<T> out("out", batch, n);
   const auto before = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  Plan<T>(Kind::real_backward, n, batch).execute(in, out);
+  const double error =
+      run_error<T, LongComplex>(Kind::real_backward, n, in, View2D<T>("out", batch, n), [&](const auto& half_row) {
+        std::vector<LongComplex> full(n);
+        for (std::int64_t k = 0; k < half; ++k) {
+          full[k] = half_row[k];
+          if (k > 0) full[n - k] = std::conj(full[k]);
+        }
+        std::vector<long double> want(n);
+        const auto dft = direct_dft(full, 1);
+        for (std::int64_t j = 0; j < n; ++j) want[j] = dft[j].real();
+        return want;
+      });
   const auto after = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-  ErrorNorm error;
-  for (std::int64_t b = 0; b < batch; ++b) {
-    std::vector<LongComplex> full(n);
-    for (std::int64_t k = 0; k < half; ++k) {
-      full[k] = {before(b, k).real(), before(b, k).imag()};
-      if (k > 0) full[n - k] = std::conj(full[k]);
-    }
-    const auto want = direct_dft(full, 1);
-    for (std::int64_t j = 0; j < n; ++j) error.add(host(b, j), want[j].real());
+  for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t k = 0; k < half; ++k) ASSERT_EQ(before(b, k), after(b, k)) << "input modified, length " << n;
-  }
-  EXPECT_LE(error.relative(), tolerance<T>()) << "real_backward length " << n;
+  EXPECT_LE(error, tolerance<T>()) << "real_backward length " << n;
 }
 
 template <class T>
 void check_real_to_real(Kind kind, std::int64_t n) {
   const auto x = random_rows(batch, n, unsigned(n));
   const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
-  View2D<T> out("out", batch, n);
-  Plan<T>(kind, n, batch).execute(in, out);
-  const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
-  ErrorNorm error;
-  for (std::int64_t b = 0; b < batch; ++b) {
-    std::vector<long double> row(n);
-    for (std::int64_t j = 0; j < n; ++j) row[j] = host_in(b, j);
-    const auto want = kind == Kind::dst1 ? direct_dst1(row) : direct_dct1(row);
-    for (std::int64_t k = 0; k < n; ++k) error.add(host(b, k), want[k]);
-  }
-  EXPECT_LE(error.relative(), tolerance<T>()) << name_of(kind) << " length " << n;
+  const double error = run_error<T, long double>(
+      kind, n, in, View2D<T>("out", batch, n),
+      [&](const std::vector<long double>& row) { return kind == Kind::dst1 ? direct_dst1(row) : direct_dct1(row); });
+  EXPECT_LE(error, tolerance<T>()) << name_of(kind) << " length " << n;
 }
 
 template <class T>

@@ -217,21 +217,23 @@ TEST(Lorenz05Model, BadParametersAreRefused) {
       EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
     }
   };
+  // One changed field of model III's defaults.
+  struct Change {
+    void (*apply)(ModelParameters&);
+    const char* option;
+    const char* words;
+  };
+  for (const Change& change :
+       {Change{[](ModelParameters& p) { p.K = 961; }, "K", "exceeds model_size"},
+        Change{[](ModelParameters& p) { p.smooth_steps = 480; }, "smooth_steps", "must be < model_size / 2"},
+        Change{[](ModelParameters& p) { p.delta_t = 0; }, "delta_t", "delta_t must be > 0"},
+        Change{[](ModelParameters& p) { p.delta_t = -0.1; }, "delta_t", "delta_t must be > 0"},
+        Change{[](ModelParameters& p) { p.model = 4; }, "model", "model must be 1, 2 or 3"}}) {
+    ModelParameters p = model_three_defaults();
+    change.apply(p);
+    refused(p, change.option, change.words);
+  }
   ModelParameters p = model_three_defaults();
-  p.K = 961;
-  refused(p, "K", "exceeds model_size");
-  p = model_three_defaults();
-  p.smooth_steps = 480;
-  refused(p, "smooth_steps", "must be < model_size / 2");
-  p = model_three_defaults();
-  p.delta_t = 0;
-  refused(p, "delta_t", "delta_t must be > 0");
-  p.delta_t = -0.1;
-  refused(p, "delta_t", "delta_t must be > 0");
-  p = model_three_defaults();
-  p.model = 4;
-  refused(p, "model", "model must be 1, 2 or 3");
-  p = model_three_defaults();
   p.model_size = 100000;
   p.smooth_steps = 12;
   refused(p, "layout", "use layout flat", Layout::team);  // a 100000-point member does not fit the team scratch

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -281,35 +282,52 @@ TEST(PoissonJacobi, RejectsBadOptionsAndExtents) {
       EXPECT_EQ(error.option(), option) << error.what();
     }
   };
-  SolverOptions options = sweeps(Method::jacobi, 3);
-  options.omega = 0;
-  fails(options, "omega", grid);
-  options = sweeps(Method::jacobi, 3);
-  options.omega = 1.5;
-  fails(options, "omega", grid);
-  options = sweeps(Method::jacobi_blocked, 3);
-  options.tile_rows = -1;
-  fails(options, "tile_rows", grid);
-  options = sweeps(Method::jacobi_blocked, 3);
-  options.tile_rows = options.tile_cols = 200;  // far more team scratch than any backend allows
-  options.sweeps_per_launch = 100;
-  fails(options, "sweeps_per_launch", grid);
-  options = sweeps(Method::jacobi, 3);
-  options.check_every = 0;
-  fails(options, "check_every", grid);
-  options = sweeps(Method::jacobi_blocked, 3);
-  options.blocked_kernel = BlockedKernel::registers;
-  options.sweeps_per_launch = register_band_sweeps + 1;
-  fails(options, "blocked_kernel", grid);
-  options.sweeps_per_launch = 2;
-  options.tile_cols = 8;
-  fails(options, "blocked_kernel", grid);
-  options = sweeps(Method::jacobi_blocked, 3);
-  options.blocked_kernel = BlockedKernel::resident;
-  options.tile_rows = 8;
-  fails(options, "blocked_kernel", grid);
+  // Each case changes sweeps(method, 3).
+  struct Refused {
+    Method method;
+    void (*change)(SolverOptions&);
+    const char* option;
+  };
+  const Refused refused[] = {
+      {Method::jacobi, [](SolverOptions& o) { o.omega = 0; }, "omega"},
+      {Method::jacobi, [](SolverOptions& o) { o.omega = 1.5; }, "omega"},
+      {Method::jacobi_blocked, [](SolverOptions& o) { o.tile_rows = -1; }, "tile_rows"},
+      {Method::jacobi_blocked,
+       [](SolverOptions& o) {
+         o.tile_rows = o.tile_cols = 200;  // far more team scratch than any backend allows
+         o.sweeps_per_launch = 100;
+       },
+       "sweeps_per_launch"},
+      {Method::jacobi, [](SolverOptions& o) { o.check_every = 0; }, "check_every"},
+      {Method::jacobi_blocked,
+       [](SolverOptions& o) {
+         o.blocked_kernel = BlockedKernel::registers;
+         o.sweeps_per_launch = register_band_sweeps + 1;
+       },
+       "blocked_kernel"},
+      {Method::jacobi_blocked,
+       [](SolverOptions& o) {
+         o.blocked_kernel = BlockedKernel::registers;
+         o.sweeps_per_launch = 2;
+         o.tile_cols = 8;
+       },
+       "blocked_kernel"},
+      {Method::jacobi_blocked,
+       [](SolverOptions& o) {
+         o.blocked_kernel = BlockedKernel::resident;
+         o.tile_rows = 8;
+       },
+       "blocked_kernel"},
+  };
+  for (std::size_t k = 0; k < std::size(refused); ++k) {
+    SCOPED_TRACE("case " + std::to_string(k));
+    SolverOptions options = sweeps(refused[k].method, 3);
+    refused[k].change(options);
+    fails(options, refused[k].option, grid);
+  }
   // One more tile than the device runs at once (4 sweeps a round: 56 columns a tile).
-  options.tile_rows = 0;
+  SolverOptions options = sweeps(Method::jacobi_blocked, 3);
+  options.blocked_kernel = BlockedKernel::resident;
   options.sweeps_per_launch = 4;
   fails(options, "blocked_kernel", random_grid(9, 2 + 56 * (compute_units() + 1), 5));
 

@@ -1,7 +1,11 @@
 #pragma once
 // Runs the solver on a host image (output poisoned first, so unwritten pixels show).
-#include <limits>
+#include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+
+#include "core/errors.hpp"
 #include "solvers/smoothing/smooth.hpp"
 #include "tests/solvers/smoothing/reference.hpp"
 
@@ -18,33 +22,47 @@ HostImage run(const HostImage& image, const SmoothingOptions& options, SmoothRep
   return to_host(output);
 }
 
-inline SmoothingOptions box(int radius, BorderMode border, std::int64_t passes = 1) {
+// Running `options` on `image` in Pixel is refused with an OptionError naming
+// `option` (the field) and saying `words` (if any).
+template <class Pixel>
+void expect_refused_on(const HostImage& image, const SmoothingOptions& options, const std::string& option,
+                       const std::string& words = "") {
+  try {
+    run<Pixel>(image, options);
+    ADD_FAILURE() << "accepted; expected an error about '" << words << "'";
+  } catch (const OptionError& error) {
+    EXPECT_EQ(error.option(), option) << error.what();
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+  }
+}
+
+// One pass a launch of a `kernel` window with the `border` mode.
+inline SmoothingOptions kernel_options(KernelKind kernel, BorderMode border) {
   SmoothingOptions options;
-  options.kernel = KernelKind::box;
-  options.radius = radius;
+  options.kernel = kernel;
   options.border = border;
-  options.passes = passes;
   options.passes_per_launch = 1;
+  return options;
+}
+
+inline SmoothingOptions box(int radius, BorderMode border, std::int64_t passes = 1) {
+  SmoothingOptions options = kernel_options(KernelKind::box, border);
+  options.radius = radius;
+  options.passes = passes;
   return options;
 }
 
 inline SmoothingOptions weighted(const std::vector<double>& weights, BorderMode border) {
-  SmoothingOptions options;
-  options.kernel = KernelKind::weighted;
+  SmoothingOptions options = kernel_options(KernelKind::weighted, border);
   options.weights = weights;
   options.weights_size = static_cast<int>(std::lround(std::sqrt(static_cast<double>(weights.size()))));
-  options.border = border;
-  options.passes_per_launch = 1;
   return options;
 }
 
 inline SmoothingOptions gaussian(double sigma, double truncate, BorderMode border) {
-  SmoothingOptions options;
-  options.kernel = KernelKind::gaussian;
+  SmoothingOptions options = kernel_options(KernelKind::gaussian, border);
   options.sigma = sigma;
   options.truncate = truncate;
-  options.border = border;
-  options.passes_per_launch = 1;
   return options;
 }
 

@@ -53,27 +53,24 @@ void check_tiles_equal_two_launches(SmoothingOptions options, const HostImage& i
   SmoothReport two;
   const HostImage expected = run<Pixel>(image, options, &two);
   ASSERT_EQ(two.separable_kernel, SeparableKernel::two_launches);
-  for (const auto& [tile_rows, tile_cols] : {std::pair{0, 0}, std::pair{5, 7}, std::pair{16, 13}}) {
-    options.separable_kernel = SeparableKernel::tiles;
-    options.tile_rows = tile_rows;
-    options.tile_cols = tile_cols;
+  struct Layout {
+    SeparableKernel kernel;
+    int tile_rows, tile_cols, strip_rows;  // tile_cols: the team's columns with `columns`
+    const char* label;
+  };
+  for (const Layout& layout :
+       {Layout{SeparableKernel::tiles, 0, 0, 0, ""}, Layout{SeparableKernel::tiles, 5, 7, 0, ""},
+        Layout{SeparableKernel::tiles, 16, 13, 0, ""}, Layout{SeparableKernel::columns, 0, 0, 0, "columns: "},
+        Layout{SeparableKernel::columns, 0, 1, 7, "columns: "}}) {
+    options.separable_kernel = layout.kernel;
+    options.tile_rows = layout.tile_rows;
+    options.tile_cols = layout.tile_cols;
+    options.strip_rows = layout.strip_rows;
     SmoothReport report;
-    const HostImage tiled = run<Pixel>(image, options, &report);
-    ASSERT_EQ(report.separable_kernel, SeparableKernel::tiles);
-    EXPECT_EQ(max_abs_difference(tiled, expected), 0) << describe(options, image, report);
+    const HostImage result = run<Pixel>(image, options, &report);
+    ASSERT_EQ(report.separable_kernel, layout.kernel);
+    EXPECT_EQ(max_abs_difference(result, expected), 0) << layout.label << describe(options, image, report);
   }
-  options.tile_rows = 0;
-  for (const auto& [strip_rows, columns] : {std::pair{0, 0}, std::pair{7, 1}}) {
-    options.separable_kernel = SeparableKernel::columns;
-    options.strip_rows = strip_rows;
-    options.tile_cols = columns;
-    SmoothReport report;
-    const HostImage by_columns = run<Pixel>(image, options, &report);
-    ASSERT_EQ(report.separable_kernel, SeparableKernel::columns);
-    EXPECT_EQ(max_abs_difference(by_columns, expected), 0) << "columns: " << describe(options, image, report);
-  }
-  options.strip_rows = 0;
-  options.tile_cols = 0;
 }
 
 TEST(SmoothingSeparableTiles, EqualTwoLaunchesBitForBit) {
@@ -198,41 +195,19 @@ TEST(SmoothingSeparableTiles, ErrorsAreClear) {
   // A window wider than the image is refused before any kernel runs.
   SmoothingOptions options = gaussian_of_radius(1, BorderMode::reflect);
   options.separable_kernel = SeparableKernel::tiles;
-  try {
-    run<float>(random_image(1, 37, 0, 1, 52, false), options);
-    ADD_FAILURE() << "accepted";
-  } catch (const OptionError& error) {
-    EXPECT_EQ(error.option(), "sigma") << error.what();
-  }
+  expect_refused_on<float>(random_image(1, 37, 0, 1, 52, false), options, "sigma");
   // A tile beyond the team scratch names the tile.
   options.tile_rows = options.tile_cols = 4000;
-  try {
-    run<double>(random_image(30, 30, 0, 1, 53, false), options);
-    ADD_FAILURE() << "accepted";
-  } catch (const OptionError& error) {
-    EXPECT_EQ(error.option(), "tile_rows") << error.what();
-    EXPECT_NE(std::string(error.what()).find("team scratch"), std::string::npos) << error.what();
-  }
+  expect_refused_on<double>(random_image(30, 30, 0, 1, 53, false), options, "tile_rows", "team scratch");
   // columns: radius above 12, or more columns than a team has threads.
   SmoothingOptions columns = gaussian(13 / 4.0, 4, BorderMode::reflect);
   columns.separable = Separable::yes;
   columns.separable_kernel = SeparableKernel::columns;
-  try {
-    run<float>(random_image(60, 60, 0, 1, 56, false), columns);
-    ADD_FAILURE() << "accepted";
-  } catch (const OptionError& error) {
-    EXPECT_EQ(error.option(), "separable_kernel") << error.what();
-    EXPECT_NE(std::string(error.what()).find("above 12"), std::string::npos) << error.what();
-  }
+  expect_refused_on<float>(random_image(60, 60, 0, 1, 56, false), columns, "separable_kernel", "above 12");
   columns = gaussian_of_radius(4, BorderMode::reflect);
   columns.separable_kernel = SeparableKernel::columns;
   columns.tile_cols = 100000;
-  try {
-    run<float>(random_image(60, 60, 0, 1, 57, false), columns);
-    ADD_FAILURE() << "accepted";
-  } catch (const OptionError& error) {
-    EXPECT_EQ(error.option(), "tile_cols") << error.what();
-  }
+  expect_refused_on<float>(random_image(60, 60, 0, 1, 57, false), columns, "tile_cols");
 }
 
 }  // namespace
