@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -14,18 +15,14 @@
 #include "solvers/poisson/distributed.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
+#include "tests/distributed/ranks.hpp"
 
 namespace ps = portasolve::poisson;
 namespace pd = portasolve::distributed;
+using pd::testing::world_size;
 using portasolve::View2D;
 
 namespace {
-
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 struct Case {
   std::int64_t rows, cols;
@@ -238,31 +235,25 @@ TEST(PoissonJacobiDistributed, RefusesMethodsAndBoundariesItCannotRun) {
   pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
   const View2D<double> x("x", grid.rows_owned().count + 2, grid.cols_owned().count + 2),
       rhs("rhs", x.extent(0), x.extent(1));
+  // Refused with an OptionError naming `option`; `what` was asked for.
+  const auto refused = [&](const ps::SolverOptions& options, const std::string& option, const std::string& what) {
+    try {
+      ps::solve_distributed(grid, x, rhs, options);
+      ADD_FAILURE() << what << " over ranks was accepted";
+    } catch (const portasolve::OptionError& error) {
+      EXPECT_EQ(error.option(), option);
+    }
+  };
   ps::SolverOptions options;
   options.method = ps::Method::multigrid;
-  try {
-    ps::solve_distributed(grid, x, rhs, options);
-    FAIL() << "multigrid over ranks was accepted";
-  } catch (const portasolve::OptionError& error) {
-    EXPECT_EQ(error.option(), "method");
-  }
+  refused(options, "method", "multigrid");
   options.method = ps::Method::cg;
   options.cg_preconditioner = ps::CgPreconditioner::multigrid;
-  try {
-    ps::solve_distributed(grid, x, rhs, options);
-    FAIL() << "a multigrid preconditioner over ranks was accepted";
-  } catch (const portasolve::OptionError& error) {
-    EXPECT_EQ(error.option(), "cg_preconditioner");
-  }
+  refused(options, "cg_preconditioner", "a multigrid preconditioner");
   options.cg_preconditioner = ps::CgPreconditioner::none;
   options.method = ps::Method::jacobi;
   options.boundary = ps::Boundary::periodic;
-  try {
-    ps::solve_distributed(grid, x, rhs, options);
-    FAIL() << "a periodic boundary over ranks was accepted";
-  } catch (const portasolve::OptionError& error) {
-    EXPECT_EQ(error.option(), "boundary");
-  }
+  refused(options, "boundary", "a periodic boundary");
   options.boundary = ps::Boundary::dirichlet;
   const View2D<double> wrong("wrong", x.extent(0) + 1, x.extent(1));
   EXPECT_THROW(ps::solve_distributed(grid, wrong, rhs, options), std::invalid_argument);

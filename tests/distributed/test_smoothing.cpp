@@ -15,25 +15,15 @@
 #include "distributed/grid_decomposition.hpp"
 #include "solvers/smoothing/distributed.hpp"
 #include "solvers/smoothing/smooth.hpp"
+#include "tests/distributed/ranks.hpp"
 
 namespace sm = portasolve::smoothing;
 namespace pd = portasolve::distributed;
+using pd::testing::world_size;
 using portasolve::View2D;
 using sm::HostImage;
 
 namespace {
-
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
 
 // Pseudo-random pixels over most of the type's range (the same on every rank).
 template <class Pixel>
@@ -373,7 +363,6 @@ TEST(SmoothingOverRanks, MismatchedArgumentsAreRefused) {
     EXPECT_THROW(sm::smooth_distributed<float>(round, in, out, with(box(1), sm::BorderMode::reflect, 1)),
                  std::invalid_argument);
   }
-  (void)world_rank;
 }
 
 }  // namespace
