@@ -289,6 +289,10 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
   }
 }
 
+// The batch, after check_batch() (for a constructor's delegation).
+const std::vector<Series>& check_before(const std::vector<Series>& batch, const FrequencyGrid& grid,
+                                        const Options& options);
+
 }  // namespace
 
 void check_batch(const std::vector<Series>& batch, const Options& options, std::size_t first, std::size_t total) {
@@ -297,6 +301,20 @@ void check_batch(const std::vector<Series>& batch, const Options& options, std::
   for_each_on_host_threads(batch.size(), series_per_host_thread,
                            [&](std::size_t s) { check_series(batch[s], first + s, total, options); });
 }
+
+namespace {
+// In the constructor's order (its own checks of options and frequencies run
+// again after this: cheap).
+const std::vector<Series>& check_before(const std::vector<Series>& batch, const FrequencyGrid& grid,
+                                        const Options& options) {
+  if (!batch.empty()) {
+    check_options(options);
+    check_frequencies(grid.values);
+    check_batch(batch, options);
+  }
+  return batch;
+}
+}  // namespace
 
 bool classic_weighted(const std::vector<Series>& batch, const Options& options) {
   if (options.form != Form::classic) return false;
@@ -333,12 +351,16 @@ void check_options(const Options& options) {
 
 template <class T>
 Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options)
+    : Periodogram(check_before(batch, grid, options), grid, options, checked_batch) {}
+
+template <class T>
+Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options,
+                            CheckedBatch)
     : grid_(grid), options_(options), series_count_(static_cast<std::int64_t>(batch.size())) {
   ProfilingRegion region("lombscargle/setup");
   if (batch.empty()) throw InputError("no time series given");
   check_options(options);
   check_frequencies(grid.values);
-  check_batch(batch, options);
   algorithm_ = resolve_algorithm(options.algorithm, grid, options.nterms);
 
   std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();

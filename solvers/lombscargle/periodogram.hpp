@@ -67,10 +67,17 @@ void check_options(const Options& options);
 // The constructor checks the input (InputError on NaN/Inf, dy <= 0, too few
 // samples, mismatched lengths, bad grids: never a silent wrong answer) and
 // uploads it; compute() launches the kernel (asynchronously).
+// Says that the caller has run check_batch() on the batch with the same
+// options already (a pipeline checking chunks beside the device): the
+// constructor then skips that check.
+struct CheckedBatch {};
+inline constexpr CheckedBatch checked_batch{};
+
 template <class T>
 class Periodogram {
  public:
   Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options);
+  Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options, CheckedBatch);
   ~Periodogram();
   Periodogram(const Periodogram&) = delete;
   Periodogram& operator=(const Periodogram&) = delete;

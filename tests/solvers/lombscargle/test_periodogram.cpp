@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -139,6 +140,34 @@ TEST(LombScargle, BatchEqualsLoopOverSeries) {
       const auto single = run<double>({batch[s]}, grid, options)[0];
       for (std::size_t k = 0; k < grid.size(); ++k)
         ASSERT_EQ(power(s, k), single[k]) << "series " << s << " frequency " << k << " " << ls::name_of(algorithm);
+    }
+  }
+}
+
+// Batches after batches of other sizes (the setup keeps its host arrays from
+// one batch to the next) and a batch the caller checked already
+// (checked_batch skips only the check) give the same bits as a first batch.
+TEST(LombScargle, KeptSetupArraysAndCheckedBatchesGiveTheSameBits) {
+  const std::vector<ls::Series> small{noisy_sinusoid(40, 5.0, 1.0, 8, true)};
+  const std::vector<ls::Series> large{noisy_sinusoid(500, 9.0, 2.0, 9, true), noisy_sinusoid(77, 3.0, 0.7, 10, true),
+                                      noisy_sinusoid(300, 6.0, 1.5, 11, true)};
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.05, 6.0, 700, false);
+  const ls::Options options;
+  const auto power_of = [&](const std::vector<ls::Series>& batch, bool checked) {
+    std::unique_ptr<ls::Periodogram<float>> p =
+        checked ? std::make_unique<ls::Periodogram<float>>(batch, grid, options, ls::checked_batch)
+                : std::make_unique<ls::Periodogram<float>>(batch, grid, options);
+    p->compute();
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p->power());
+  };
+  const auto small_first = power_of(small, false);
+  const auto large_first = power_of(large, false);
+  for (const bool checked : {false, true}) {
+    const auto small_again = power_of(small, checked), large_again = power_of(large, checked);
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      ASSERT_EQ(small_again(0, k), small_first(0, k)) << "frequency " << k << (checked ? " (checked)" : "");
+      for (std::size_t s = 0; s < large.size(); ++s)
+        ASSERT_EQ(large_again(s, k), large_first(s, k)) << "series " << s << " frequency " << k;
     }
   }
 }
