@@ -47,6 +47,18 @@ struct Experiment {
   void (*check_ranks)(const config::Config& config, int ranks) = nullptr;
 };
 
+// Calls run(T()) with T the config's precision, float or double.
+template <class Run>
+void with_precision(const config::Config& config, Run&& run) {
+  if (config.string("precision") == "float")
+    run(float());
+  else
+    run(double());
+}
+
+// Bytes of a value in the config's precision.
+inline double precision_bytes(const config::Config& config) { return config.string("precision") == "float" ? 4 : 8; }
+
 const std::vector<Experiment>& experiments();
 const Experiment& find_experiment(const std::string& name);
 std::vector<std::string> experiment_names();

@@ -172,7 +172,7 @@ void check_nterms(const config::Config& config) {
 // What a run allocates for `series` series of `samples` samples in all and
 // `frequencies` frequencies (see Periodogram, NufftPlan and run_typed).
 MemoryNeed lombscargle_need(const config::Config& config, double series, double samples, double frequencies) {
-  const double t = config.string("precision") == "float" ? 4 : 8;
+  const double t = precision_bytes(config);
   const double m = frequencies, n = samples;
   std::string algorithm = config.string("lombscargle.algorithm");
   const bool uniform = config.string("frequency.grid") != "list";

@@ -29,6 +29,7 @@
 #include "drivers/lombscargle_results.hpp"
 #include "drivers/option_keys.hpp"
 #include "drivers/rank_blocks.hpp"
+#include "drivers/repeat_loop.hpp"
 #include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/peaks.hpp"
@@ -168,8 +169,8 @@ void run_typed(RunContext& context) {
   };
   const double setup_s = pipeline_watch.seconds();
 
-  const int warmup = static_cast<int>(config.integer("run.warmup"));
-  const int repeats = static_cast<int>(config.integer("run.repeats"));
+  const RepeatCount counts(config);
+  const int warmup = counts.warmup, repeats = counts.repeats;
   const std::string baseline = config.string("benchmark.baseline");
   const bool angular = config.boolean("frequency.angular");
   std::vector<double> frequency = grid.values;
@@ -254,23 +255,21 @@ void run_typed(RunContext& context) {
       algorithm = periodogram.algorithm();
       Kokkos::fence();
       lap(phases.setup);
-      const auto timed = [&](auto&& launch, int warmups) {
-        return time_repeats(warmups, repeats, [&] {
-          throw_if_interrupted();
-          launch();
-          Kokkos::fence();
+      const RepeatCount count{c == 0 ? warmup : 0, repeats};  // the first chunk warms the kernels up
+      const auto timed = [&](auto&& launch) {
+        return each_repeat(count, [&](const Repeat&) {
+          const double seconds = fenced_seconds(launch);
           if (chunks == 1) progress.update(++launches);
+          return seconds;
         });
       };
-      const int warmups = c == 0 ? warmup : 0;  // the first chunk warms the kernels up
       if (c == 0 && baseline != "none") progress.set_task(label_base + baseline + " (baseline)");
       RepeatTimes chunk_baseline;
-      if (baseline == "direct") chunk_baseline = timed([&] { periodogram.compute(ls::Algorithm::direct); }, warmups);
-      if (baseline == "direct_fast_math")
-        chunk_baseline = timed([&] { periodogram.compute_direct_fast_math(); }, warmups);
+      if (baseline == "direct") chunk_baseline = timed([&] { periodogram.compute(ls::Algorithm::direct); });
+      if (baseline == "direct_fast_math") chunk_baseline = timed([&] { periodogram.compute_direct_fast_math(); });
       if (c == 0) progress.set_task(label_base + ls::name_of(algorithm));
       // Last, so power() holds its result.
-      const RepeatTimes chunk_solve = timed([&] { periodogram.compute(); }, warmups);
+      const RepeatTimes chunk_solve = timed([&] { periodogram.compute(); });
       for (int r = 0; r < repeats; ++r) {
         solve.seconds[r] += chunk_solve.seconds[r];
         if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
@@ -450,10 +449,7 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_lombscargle(RunContext& context) {
-  if (context.config.string("precision") == "float")
-    run_typed<float>(context);
-  else
-    run_typed<double>(context);
+  with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
 
 }  // namespace portasolve::drivers

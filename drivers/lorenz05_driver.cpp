@@ -18,6 +18,7 @@
 #include "drivers/experiment.hpp"
 #include "drivers/option_keys.hpp"
 #include "drivers/rank_blocks.hpp"
+#include "drivers/repeat_loop.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 
 namespace portasolve::drivers {
@@ -218,44 +219,39 @@ void run_typed(RunContext& context) {
                     Kokkos::subview(host_start, std::make_pair(block.first, block.first + block.count), Kokkos::ALL));
   const double setup_s = setup_watch.seconds();
 
-  const int warmup = static_cast<int>(config.integer("run.warmup"));
-  const int repeats = static_cast<int>(config.integer("run.repeats"));
   // Times the integration alone; snapshots (statistics, copies) are not timed.
   const auto integrate = [&](lz::Ensemble<T>& runner, const std::string& label, Snapshots* snapshots) {
-    RepeatTimes times;
     InterruptibleStepper<T> stepper(runner);  // its pace carries over from the warm-up
-    for (int r = -warmup; r < repeats; ++r) {
-      Kokkos::deep_copy(states, start);
-      Progress progress = context.make_progress("lorenz05/" + label, steps, "step");
-      ProfilingRegion region("lorenz05/" + label);
-      const bool record = snapshots && r == repeats - 1;
-      const auto snapshot = [&](std::int64_t step) {
-        if (!record) return;
-        const lz::EnsembleStatistics statistics = statistics_over_ranks(context.ranks, states);
-        double sum = 0;
-        for (double s : statistics.spread) sum += s * s;
-        snapshots->time.push_back(static_cast<double>(step) * p.delta_t);
-        snapshots->mean.insert(snapshots->mean.end(), statistics.mean.begin(), statistics.mean.end());
-        snapshots->spread.insert(snapshots->spread.end(), statistics.spread.begin(), statistics.spread.end());
-        snapshots->spread_rms.push_back(std::sqrt(sum / n));
-        if (write_state) {
-          const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
-          snapshots->state.emplace_back(host.data(), host.data() + host.size());
-        }
-      };
-      snapshot(0);
-      double seconds = 0;
-      for (std::int64_t done = 0; done < steps;) {
-        const std::int64_t chunk = std::min(every, steps - done);
-        seconds += stepper.advance(states, chunk);
-        done += chunk;
-        progress.update(done);
-        snapshot(done);
-      }
-      progress.finish();
-      if (r >= 0) times.seconds.push_back(seconds);
-    }
-    return times;
+    const RepeatTask task{"lorenz05/" + label, steps, "step", false};
+    return repeat_with_progress(
+        context, task, [&] { Kokkos::deep_copy(states, start); },
+        [&](const Repeat& repeat, Progress& progress) {
+          const bool record = snapshots && repeat.last();
+          const auto snapshot = [&](std::int64_t step) {
+            if (!record) return;
+            const lz::EnsembleStatistics statistics = statistics_over_ranks(context.ranks, states);
+            double sum = 0;
+            for (double s : statistics.spread) sum += s * s;
+            snapshots->time.push_back(static_cast<double>(step) * p.delta_t);
+            snapshots->mean.insert(snapshots->mean.end(), statistics.mean.begin(), statistics.mean.end());
+            snapshots->spread.insert(snapshots->spread.end(), statistics.spread.begin(), statistics.spread.end());
+            snapshots->spread_rms.push_back(std::sqrt(sum / n));
+            if (write_state) {
+              const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states);
+              snapshots->state.emplace_back(host.data(), host.data() + host.size());
+            }
+          };
+          snapshot(0);
+          double seconds = 0;
+          for (std::int64_t done = 0; done < steps;) {
+            const std::int64_t chunk = std::min(every, steps - done);
+            seconds += stepper.advance(states, chunk);
+            done += chunk;
+            progress.update(done);
+            snapshot(done);
+          }
+          return RepeatResult{seconds, std::nullopt};
+        });
   };
 
   const bool with_baseline = config.string("benchmark.baseline") == "flat";
@@ -349,15 +345,8 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_lorenz05(RunContext& context) {
-  if (context.config.string("precision") == "float")
-    run_typed<float>(context);
-  else
-    run_typed<double>(context);
+  with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
-
-}  // namespace portasolve::drivers
-
-namespace portasolve::drivers {
 
 void check_lorenz05_ranks(const config::Config& config, int ranks) {
   const std::int64_t members = config.integer("ensemble.members");
@@ -374,7 +363,7 @@ Preflight preflight_lorenz05(const config::Config& config) {
   const double steps = static_cast<double>(config.integer("lorenz05.steps"));
   const double every = static_cast<double>(config.integer("lorenz05.output_every"));
   const double snapshots = std::ceil(steps / every) + 1;
-  const double t = config.string("precision") == "float" ? 4 : 8;
+  const double t = precision_bytes(config);
   const bool baseline = config.string("benchmark.baseline") == "flat";
   Preflight plan{{},
                  "lorenz05.model_size",

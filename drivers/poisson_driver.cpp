@@ -19,6 +19,7 @@
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/repeat_loop.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
 #if PORTASOLVE_HAVE_MPI
@@ -243,10 +244,7 @@ LoadedProblem load_problem(const config::Config& config) {
   return loaded;
 }
 
-struct TimedSolve {
-  ps::SolveReport report;
-  RepeatTimes times;
-};
+using TimedSolve = TimedRun<ps::SolveReport>;
 
 // How a repeat solves: ps::solve on the whole grid, or over MPI ranks
 // ps::solve_distributed on this rank's block.
@@ -258,44 +256,31 @@ using SolveFunction = std::function<ps::SolveReport(const View2D<T>&, const View
 template <class T>
 TimedSolve timed_solve(RunContext& context, const View2D<T>& x, const View2D<T>& start, const View2D<T>& rhs,
                        const ps::SolverOptions& options, const std::string& label, const SolveFunction<T>& solve) {
-  const auto& config = context.config;
-  const int warmup = static_cast<int>(config.integer("run.warmup"));
-  const int repeats = static_cast<int>(config.integer("run.repeats"));
   const bool jacobi = options.method == ps::Method::jacobi || options.method == ps::Method::jacobi_blocked;
+  const RepeatTask task{"poisson/" + label, options.max_iterations,
+                        jacobi                                    ? "sweep"
+                        : options.method == ps::Method::multigrid ? "cycle"
+                                                                  : "step"};
+  // What to do instead of an option the backend cannot run (e.g. scratch size).
+  static const OptionKeys instead{{"boundary", "poisson.solver: spectral, or poisson.boundary: dirichlet"},
+                                  {"sweeps_per_launch", "a smaller tile or fewer sweeps per launch"}};
   TimedSolve result;
-  for (int r = -warmup; r < repeats; ++r) {
-    Kokkos::deep_copy(x, start);
-    Progress progress = context.make_progress(
-        "poisson/" + label +
-            (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" + std::to_string(repeats + warmup)
-                                  : std::string()),
-        options.max_iterations,
-        jacobi                                    ? "sweep"
-        : options.method == ps::Method::multigrid ? "cycle"
-                                                  : "step");
-    const auto on_check = [&](const ps::ResidualCheck& check) {
-      throw_if_interrupted();
-      progress.update(check.iteration, check.relative_residual);
-    };
-    ProfilingRegion region("poisson/" + label);
-    Stopwatch watch;
-    ps::SolveReport report;
-    try {
-      report = solve(x, rhs, options, on_check);
-    } catch (const OptionError& error) {  // options the backend cannot run (e.g. scratch size)
-      const std::string& option = error.option();
-      throw config_error_for(config, error, solver_option_keys(), "poisson.solver",
-                             option == "boundary" ? "poisson.solver: spectral, or poisson.boundary: dirichlet"
-                             : option == "sweeps_per_launch" ? "a smaller tile or fewer sweeps per launch"
-                                                             : "");
-    } catch (const std::invalid_argument& error) {  // the grid itself (e.g. no interior)
-      throw InputError(error.what());
-    }
-    const double seconds = watch.seconds();
-    progress.finish(report.relative_residual);
-    if (r >= 0) result.times.seconds.push_back(seconds);
-    result.report = std::move(report);
-  }
+  result.times = repeat_with_progress(
+      context, task, [&] { Kokkos::deep_copy(x, start); },
+      [&](const Repeat&, Progress& progress) {
+        const auto on_check = [&](const ps::ResidualCheck& check) {
+          throw_if_interrupted();
+          progress.update(check.iteration, check.relative_residual);
+        };
+        ps::SolveReport report;
+        const double seconds = fenced_seconds([&] {
+          report = call_solver(
+              context.config, solver_option_keys(), "poisson.solver", [&] { return solve(x, rhs, options, on_check); },
+              instead);
+        });
+        result.report = std::move(report);
+        return RepeatResult{seconds, result.report.relative_residual};
+      });
   return result;
 }
 
@@ -505,15 +490,8 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_poisson(RunContext& context) {
-  if (context.config.string("precision") == "float")
-    run_typed<float>(context);
-  else
-    run_typed<double>(context);
+  with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
-
-}  // namespace portasolve::drivers
-
-namespace portasolve::drivers {
 
 void check_poisson_ranks(const config::Config& config, int ranks) {
   const std::string solver = config.string("poisson.solver");
@@ -564,7 +542,7 @@ Preflight preflight_poisson(const config::Config& config) {
   if (config.string("problem.initial") == "pgm" && config.has("problem.initial_file"))
     require_readable_pgm(config.string("problem.initial_file"));
   const double n = size.pixels();
-  const double t = config.string("precision") == "float" ? 4 : 8;
+  const double t = precision_bytes(config);
   Preflight plan{{},
                  image_size_key("problem", source == "manufactured" ? "synthetic" : source),
                  "reduce problem.rows/cols (or the image) or use precision: float"};

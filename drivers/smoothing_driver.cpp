@@ -20,6 +20,7 @@
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/repeat_loop.hpp"
 #include "solvers/smoothing/smooth.hpp"
 #if PORTASOLVE_HAVE_MPI
 #include <mpi.h>
@@ -184,10 +185,7 @@ HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
   return pixels;
 }
 
-struct TimedSmooth {
-  sm::SmoothReport report;
-  RepeatTimes times;
-};
+using TimedSmooth = TimedRun<sm::SmoothReport>;
 
 // How a repeat smooths: sm::smooth on the whole image, or over MPI ranks in
 // place on this rank's block. `prepare` (before the timed smooth) and
@@ -207,37 +205,25 @@ template <class Pixel>
 TimedSmooth timed_smooth(RunContext& context, const View2D<const Pixel>& input, const View2D<Pixel>& output,
                          const sm::SmoothingOptions& options, const std::string& label,
                          const Smoother<Pixel>& smoother) {
-  const auto& config = context.config;
-  const int warmup = static_cast<int>(config.integer("run.warmup"));
-  const int repeats = static_cast<int>(config.integer("run.repeats"));
   TimedSmooth result;
-  for (int r = -warmup; r < repeats; ++r) {
-    Progress progress = context.make_progress(
-        "smoothing/" + label +
-            (repeats + warmup > 1 ? " " + std::to_string(r + warmup + 1) + "/" + std::to_string(repeats + warmup)
-                                  : std::string()),
-        options.passes, "pass");
-    ProfilingRegion region("smoothing/" + label);
-    Stopwatch watch;
-    try {
-      if (smoother.prepare) smoother.prepare(input, options);
-      Kokkos::fence();
-      watch.restart();
-      result.report = smoother.smooth(input, output, options, [&](std::int64_t done) {
-        throw_if_interrupted();
-        progress.update(done);
+  const auto call = [&](auto&& work) {
+    call_solver(context.config, smoothing_option_keys(), "smoothing.kernel", work);
+  };
+  result.times = repeat_with_progress(
+      context, RepeatTask{"smoothing/" + label, options.passes, "pass"}, [] {},
+      [&](const Repeat&, Progress& progress) {
+        if (smoother.prepare) call([&] { smoother.prepare(input, options); });
+        const double seconds = fenced_seconds([&] {
+          call([&] {
+            result.report = smoother.smooth(input, output, options, [&](std::int64_t done) {
+              throw_if_interrupted();
+              progress.update(done);
+            });
+          });
+        });
+        if (smoother.finish) smoother.finish(output, options);
+        return RepeatResult{seconds, std::nullopt};
       });
-    } catch (const OptionError& error) {
-      throw config_error_for(config, error, smoothing_option_keys(), "smoothing.kernel");
-    } catch (const std::invalid_argument& error) {  // the image itself (empty, too large)
-      throw InputError(error.what());
-    }
-    Kokkos::fence();
-    const double seconds = watch.seconds();
-    if (smoother.finish) smoother.finish(output, options);
-    progress.finish();
-    if (r >= 0) result.times.seconds.push_back(seconds);
-  }
   return result;
 }
 
@@ -262,14 +248,11 @@ void run_typed(RunContext& context, const std::string& type_name) {
   sm::SmoothWorkspace<Pixel> workspace;  // the local arrays, kept over the repeats
   double untimed_arrays_s = 0;           // copies into and out of them, outside the timed smooth
   if (context.ranks.size > 1) {
-    try {
-      decomposition = sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(image.rows),
-                                          static_cast<std::int64_t>(image.cols), options);
-    } catch (const OptionError& error) {
-      throw config_error_for(config, error, smoothing_option_keys(), "smoothing.kernel");
-    } catch (const std::invalid_argument& error) {  // the split (check_smoothing_ranks saw it first)
-      throw InputError(error.what());
-    }
+    // The split (check_smoothing_ranks saw it first).
+    decomposition = call_solver(config, smoothing_option_keys(), "smoothing.kernel", [&] {
+      return sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(image.rows),
+                                 static_cast<std::int64_t>(image.cols), options);
+    });
     input = sm::block_to_device<Pixel>(*decomposition, host_input);
     smoother.prepare = [&](const View2D<const Pixel>& in, const sm::SmoothingOptions& o) {
       Stopwatch watch;

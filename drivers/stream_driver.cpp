@@ -6,10 +6,8 @@
 #include <limits>
 #include <ostream>
 
-#include "core/interrupt.hpp"
-#include "core/profiling.hpp"
-#include "core/timer.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/repeat_loop.hpp"
 #include "solvers/stream/stream.hpp"
 
 namespace portasolve::drivers {
@@ -42,8 +40,8 @@ void run_typed(RunContext& context) {
   const T scalar = static_cast<T>(config.real("stream.scalar"));
   std::vector<stream::Operation> operations;
   for (const auto& name : config.strings("stream.operations")) operations.push_back(stream::operation_from_name(name));
-  const int warmup = static_cast<int>(config.integer("run.warmup"));
-  const int repeats = static_cast<int>(config.integer("run.repeats"));
+  const RepeatCount count(config);
+  const int repeats = count.repeats;
 
   Stopwatch setup_watch;
   stream::Arrays<T> arrays;
@@ -57,10 +55,8 @@ void run_typed(RunContext& context) {
   // time[r][k]: repeat r, operation k; arrays reset (untimed) before each
   // repeat so values never overflow however many repeats run.
   std::vector<std::vector<double>> time(repeats, std::vector<double>(operations.size()));
-  RepeatTimes solve;
-  Progress progress = context.make_progress("stream", warmup + repeats, "repeat");
-  for (int r = -warmup; r < repeats; ++r) {
-    throw_if_interrupted();
+  Progress progress = context.make_progress("stream", count.total(), "repeat");
+  const RepeatTimes solve = each_repeat(count, [&](const Repeat& repeat) {
     reset(arrays);
     ProfilingRegion region("stream/repeat");
     Stopwatch watch;
@@ -70,11 +66,11 @@ void run_typed(RunContext& context) {
       stream::apply(operations[k], arrays, scalar);
       const double seconds = watch.seconds();
       total += seconds;
-      if (r >= 0) time[r][k] = seconds;
+      if (repeat.timed()) time[repeat.index][k] = seconds;
     }
-    if (r >= 0) solve.seconds.push_back(total);
-    progress.update(r + warmup + 1);
-  }
+    progress.update(repeat.done());
+    return total;
+  });
   progress.finish();
 
   // Every element starts equal, so each array stays uniform: follow one
@@ -162,19 +158,12 @@ void run_typed(RunContext& context) {
 }  // namespace
 
 void run_stream(RunContext& context) {
-  if (context.config.string("precision") == "float")
-    run_typed<float>(context);
-  else
-    run_typed<double>(context);
+  with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
-
-}  // namespace portasolve::drivers
-
-namespace portasolve::drivers {
 
 Preflight preflight_stream(const config::Config& config) {
   const double n = static_cast<double>(config.integer("stream.size"));
-  const double scalar_bytes = config.string("precision") == "float" ? 4 : 8;
+  const double scalar_bytes = precision_bytes(config);
   Preflight plan{{}, "stream.size", "reduce stream.size or use precision: float"};
   plan.memory.device(3 * n, scalar_bytes);  // a, b, c
   plan.memory.host(3 * n, scalar_bytes);    // the mirrors the check copies back
