@@ -9,6 +9,7 @@
 #include "app/progress.hpp"
 #include "app/result_file.hpp"
 #include "drivers/preflight.hpp"
+#include "drivers/schema_keys.hpp"
 
 namespace portasolve::drivers {
 

@@ -35,17 +35,13 @@ const Experiment& find_experiment(const std::string& name) {
 void add_common_schema(config::Schema& schema, const std::string& experiment) {
   using config::Kind;
   schema.add("experiment", Kind::Choice, "which driver runs this config").choices(experiment_names());
-  schema.add("precision", Kind::Choice, "floating-point type of the computation")
-      .choices({"float", "double"})
-      .default_value("double");
+  add_choice(schema, "precision", "floating-point type of the computation", {"float", "double"}, "double");
   schema.add("output.path", Kind::String, "HDF5 result file").default_value(experiment + ".h5");
-  schema.add("output.overwrite", Kind::Boolean, "replace an existing result file").default_value(false);
-  schema.add("run.repeats", Kind::Integer, "timed repetitions of the solve").default_value(1).at_least(1);
-  schema.add("run.warmup", Kind::Integer, "untimed repetitions before timing").default_value(0).at_least(0);
-  schema.add("run.progress_interval_s", Kind::Real, "seconds between progress lines on stderr")
-      .default_value(2.0)
-      .greater_than(0);
-  schema.add("seed", Kind::Integer, "seed of every random generator").default_value(12345).at_least(0);
+  add_boolean(schema, "output.overwrite", "replace an existing result file", false);
+  add_integer(schema, "run.repeats", "timed repetitions of the solve", 1).at_least(1);
+  add_integer(schema, "run.warmup", "untimed repetitions before timing", 0).at_least(0);
+  add_real(schema, "run.progress_interval_s", "seconds between progress lines on stderr", 2.0).greater_than(0);
+  add_integer(schema, "seed", "seed of every random generator", 12345).at_least(0);
 }
 
 }  // namespace portasolve::drivers

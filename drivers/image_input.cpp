@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
+#include "drivers/schema_keys.hpp"
 
 namespace portasolve::drivers {
 
@@ -16,11 +17,9 @@ void add_image_input_schema(config::Schema& schema, const std::string& prefix) {
   using config::Kind;
   schema.add(prefix + ".file", Kind::String, "pgm/hdf5: the image file").optional();
   schema.add(prefix + ".dataset", Kind::String, "hdf5: the 2-D dataset (rows x cols)").default_value("image");
-  schema.add(prefix + ".rows", Kind::Integer, "synthetic: image height in pixels").default_value(266).at_least(1);
-  schema.add(prefix + ".cols", Kind::Integer, "synthetic: image width in pixels").default_value(400).at_least(1);
-  schema.add(prefix + ".pattern", Kind::Choice, "synthetic: what the picture shows")
-      .choices(synthetic_patterns())
-      .default_value("shapes");
+  add_integer(schema, prefix + ".rows", "synthetic: image height in pixels", 266).at_least(1);
+  add_integer(schema, prefix + ".cols", "synthetic: image width in pixels", 400).at_least(1);
+  add_choice(schema, prefix + ".pattern", "synthetic: what the picture shows", synthetic_patterns(), "shapes");
 }
 
 const std::vector<std::string>& synthetic_patterns() {

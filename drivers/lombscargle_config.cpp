@@ -21,111 +21,77 @@ namespace ls = lombscargle;
 
 void add_lombscargle_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("lombscargle.form", Kind::Choice, "classic (SciPy) or generalized (astropy)")
-      .choices(ls::form_names())
-      .default_value("generalized");
-  schema.add("lombscargle.precenter", Kind::Boolean, "classic: subtract the mean first").default_value(false);
-  schema.add("lombscargle.normalize", Kind::Boolean, "classic: scale by 2 / sum(y^2)").default_value(false);
-  schema
-      .add("lombscargle.floating_mean", Kind::Boolean,
-           "classic: fit an offset at every frequency (SciPy >= 1.15; with it or input.weights, SciPy 1.15's "
-           "weighted formulas)")
-      .default_value(false);
-  schema.add("lombscargle.center_data", Kind::Boolean, "generalized: centre y first").default_value(true);
-  schema.add("lombscargle.fit_mean", Kind::Boolean, "generalized: floating mean").default_value(true);
-  schema.add("lombscargle.normalization", Kind::Choice, "generalized: astropy's normalization")
-      .choices(ls::normalization_names())
-      .default_value("standard");
-  schema
-      .add("lombscargle.nterms", Kind::Integer,
-           "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct "
-           "algorithm, no false-alarm probability)")
-      .default_value(1)
+  add_choice(schema, "lombscargle.form", "classic (SciPy) or generalized (astropy)", ls::form_names(), "generalized");
+  add_boolean(schema, "lombscargle.precenter", "classic: subtract the mean first", false);
+  add_boolean(schema, "lombscargle.normalize", "classic: scale by 2 / sum(y^2)", false);
+  add_boolean(schema, "lombscargle.floating_mean",
+              "classic: fit an offset at every frequency (SciPy >= 1.15; with it or input.weights, SciPy 1.15's "
+              "weighted formulas)",
+              false);
+  add_boolean(schema, "lombscargle.center_data", "generalized: centre y first", true);
+  add_boolean(schema, "lombscargle.fit_mean", "generalized: floating mean", true);
+  add_choice(schema, "lombscargle.normalization", "generalized: astropy's normalization", ls::normalization_names(),
+             "standard");
+  add_integer(schema, "lombscargle.nterms",
+              "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct "
+              "algorithm, no false-alarm probability)",
+              1)
       .at_least(1)
       .at_most(ls::max_nterms);
-  schema
-      .add("lombscargle.algorithm", Kind::Choice,
-           "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)")
-      .choices(ls::algorithm_names())
-      .default_value("auto");
-  schema
-      .add("lombscargle.nufft_tolerance", Kind::Real,
-           "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)")
-      .default_value(0.0)
+  add_choice(schema, "lombscargle.algorithm",
+             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)",
+             ls::algorithm_names(), "auto");
+  add_real(schema, "lombscargle.nufft_tolerance",
+           "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)", 0.0)
       .at_least(0)
       .less_than(1);
-  schema
-      .add("lombscargle.nufft_grid_limit", Kind::Integer,
-           "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
-           "longer grids are cut into segments")
-      .default_value(0)
+  add_integer(schema, "lombscargle.nufft_grid_limit",
+              "nufft: longest FFT, a power of two >= 64 (0: what the backend's team scratch reaches); "
+              "longer grids are cut into segments",
+              0)
       .at_least(0);
   add_lombscargle_input_schema(schema);
-  schema.add("frequency.grid", Kind::Choice, "uniform (minimum, maximum, count), list (values) or auto (astropy)")
-      .choices({"uniform", "list", "auto"})
-      .default_value("auto");
-  schema.add("frequency.angular", Kind::Boolean, "frequencies in radians (not cycles) per unit time")
-      .default_value(false);
+  add_choice(schema, "frequency.grid", "uniform (minimum, maximum, count), list (values) or auto (astropy)",
+             {"uniform", "list", "auto"}, "auto");
+  add_boolean(schema, "frequency.angular", "frequencies in radians (not cycles) per unit time", false);
   schema.add("frequency.minimum", Kind::Real, "uniform/auto: lowest frequency").optional().greater_than(0);
   schema.add("frequency.maximum", Kind::Real, "uniform/auto: highest frequency").optional().greater_than(0);
-  schema.add("frequency.count", Kind::Integer, "uniform: number of frequencies").default_value(10000).at_least(1);
+  add_integer(schema, "frequency.count", "uniform: number of frequencies", 10000).at_least(1);
   schema.add("frequency.values", Kind::RealList, "list: the frequencies").optional().greater_than(0).min_items(1);
-  schema.add("frequency.samples_per_peak", Kind::Real, "auto: grid points per peak width")
-      .default_value(5.0)
-      .greater_than(0);
-  schema.add("frequency.nyquist_factor", Kind::Real, "auto: multiple of the average Nyquist frequency")
-      .default_value(5.0)
-      .greater_than(0);
-  schema.add("peaks.count", Kind::Integer, "highest local maxima reported per series").default_value(3).at_least(0);
-  schema
-      .add("output.power", Kind::Choice, "all: write /output/power (series x frequency); none: peaks and summary only")
-      .choices({"all", "none"})
-      .default_value("all");
-  schema
-      .add("output.compression", Kind::Integer,
-           "deflate level of /output/power, 1-9, written in chunks (0: contiguous, not compressed)")
-      .default_value(0)
+  add_real(schema, "frequency.samples_per_peak", "auto: grid points per peak width", 5.0).greater_than(0);
+  add_real(schema, "frequency.nyquist_factor", "auto: multiple of the average Nyquist frequency", 5.0).greater_than(0);
+  add_integer(schema, "peaks.count", "highest local maxima reported per series", 3).at_least(0);
+  add_choice(schema, "output.power", "all: write /output/power (series x frequency); none: peaks and summary only",
+             {"all", "none"}, "all");
+  add_integer(schema, "output.compression",
+              "deflate level of /output/power, 1-9, written in chunks (0: contiguous, not compressed)", 0)
       .at_least(0)
       .at_most(9);
-  schema
-      .add("output.input", Kind::Choice,
-           "copy: write the series to /input as read; none: only where they came from (large catalogues)")
-      .choices({"copy", "none"})
-      .default_value("copy");
-  schema
-      .add("pipeline.memory_mib", Kind::Real,
+  add_choice(schema, "output.input",
+             "copy: write the series to /input as read; none: only where they came from (large catalogues)",
+             {"copy", "none"}, "copy");
+  add_real(schema, "pipeline.memory_mib",
            "bound on one chunk's working memory on a rank, device and host together, MiB: the catalogue streams "
-           "through in chunks of as many series as fit")
-      .default_value(4096.0)
+           "through in chunks of as many series as fit",
+           4096.0)
       .greater_than(0);
-  schema
-      .add("pipeline.chunk_series", Kind::Integer,
-           "series per chunk (split over the ranks); 0: as many as pipeline.memory_mib allows")
-      .default_value(0)
+  add_integer(schema, "pipeline.chunk_series",
+              "series per chunk (split over the ranks); 0: as many as pipeline.memory_mib allows", 0)
       .at_least(0);
-  schema
-      .add("peaks.fap_method", Kind::Choice,
-           "false-alarm probability (generalized form, nterms 1; standard normalization but for bootstrap)")
-      .choices(ls::fap_method_names())
-      .default_value("baluev");
-  schema
-      .add("peaks.bootstrap.resamples", Kind::Integer,
-           "fap_method bootstrap: resampled periodograms per series (astropy's n_bootstraps)")
-      .default_value(1000)
+  add_choice(schema, "peaks.fap_method",
+             "false-alarm probability (generalized form, nterms 1; standard normalization but for bootstrap)",
+             ls::fap_method_names(), "baluev");
+  add_integer(schema, "peaks.bootstrap.resamples",
+              "fap_method bootstrap: resampled periodograms per series (astropy's n_bootstraps)", 1000)
       .at_least(1);
-  schema
-      .add("peaks.bootstrap.seed", Kind::Integer,
-           "fap_method bootstrap: seed of the draws (with a series' catalogue index, the same on any rank split)")
-      .default_value(0)
+  add_integer(schema, "peaks.bootstrap.seed",
+              "fap_method bootstrap: seed of the draws (with a series' catalogue index, the same on any rank split)", 0)
       .at_least(0);
-  schema.add("validation.reference", Kind::Choice, "float64: compare with the direct algorithm in double")
-      .choices({"none", "float64"})
-      .default_value("none");
-  schema
-      .add("benchmark.baseline", Kind::Choice,
-           "time this kernel on the same data in the same run (direct_fast_math: CUDA builds)")
-      .choices({"none", "direct", "direct_fast_math"})
-      .default_value("none");
+  add_choice(schema, "validation.reference", "float64: compare with the direct algorithm in double",
+             {"none", "float64"}, "none");
+  add_choice(schema, "benchmark.baseline",
+             "time this kernel on the same data in the same run (direct_fast_math: CUDA builds)",
+             {"none", "direct", "direct_fast_math"}, "none");
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "core/host_threads.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
+#include "drivers/schema_keys.hpp"
 
 namespace portasolve::drivers {
 
@@ -18,23 +19,17 @@ namespace ls = lombscargle;
 
 void add_lombscargle_input_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("input.source", Kind::Choice, "where the series come from")
-      .choices({"synthetic", "csv", "hdf5"})
-      .default_value("synthetic");
-  schema.add("input.series", Kind::Integer, "synthetic: number of series").default_value(1).at_least(1);
-  schema.add("input.samples", Kind::Integer, "synthetic: samples per series").default_value(1024).at_least(2);
-  schema.add("input.duration", Kind::Real, "synthetic: times uniform in [0, duration)")
-      .default_value(100.0)
+  add_choice(schema, "input.source", "where the series come from", {"synthetic", "csv", "hdf5"}, "synthetic");
+  add_integer(schema, "input.series", "synthetic: number of series", 1).at_least(1);
+  add_integer(schema, "input.samples", "synthetic: samples per series", 1024).at_least(2);
+  add_real(schema, "input.duration", "synthetic: times uniform in [0, duration)", 100.0).greater_than(0);
+  add_boolean(schema, "input.shared_times", "synthetic: every series has the same times", true);
+  add_real(schema, "input.signal_frequency", "synthetic: sinusoid frequency, cycles per unit time", 0.25)
       .greater_than(0);
-  schema.add("input.shared_times", Kind::Boolean, "synthetic: every series has the same times").default_value(true);
-  schema.add("input.signal_frequency", Kind::Real, "synthetic: sinusoid frequency, cycles per unit time")
-      .default_value(0.25)
-      .greater_than(0);
-  schema.add("input.amplitude", Kind::Real, "synthetic: sinusoid amplitude").default_value(1.0).at_least(0);
-  schema.add("input.offset", Kind::Real, "synthetic: constant added to y").default_value(0.0);
-  schema.add("input.noise", Kind::Real, "synthetic: Gaussian noise sigma").default_value(0.5).at_least(0);
-  schema.add("input.uncertainties", Kind::Boolean, "synthetic: give dy (noise sigma times 0.5..1.5)")
-      .default_value(false);
+  add_real(schema, "input.amplitude", "synthetic: sinusoid amplitude", 1.0).at_least(0);
+  add_real(schema, "input.offset", "synthetic: constant added to y", 0.0);
+  add_real(schema, "input.noise", "synthetic: Gaussian noise sigma", 0.5).at_least(0);
+  add_boolean(schema, "input.uncertainties", "synthetic: give dy (noise sigma times 0.5..1.5)", false);
   schema.add("input.file", Kind::String, "csv/hdf5: the file").optional();
   schema.add("input.t", Kind::String, "csv: column, hdf5: dataset of the times").default_value("t");
   schema

@@ -26,51 +26,33 @@ namespace portasolve::drivers {
 namespace lz = lorenz05;
 
 void add_lorenz05_schema(config::Schema& schema) {
-  using config::Kind;
   const lz::ModelParameters d = lz::model_three_defaults();
-  schema.add("lorenz05.model", Kind::Integer, "1 (Lorenz 96), 2 or 3 (two scales)")
-      .default_value(d.model)
-      .at_least(1)
-      .at_most(3);
-  schema.add("lorenz05.model_size", Kind::Integer, "N, points on the cyclic domain")
-      .default_value(d.model_size)
+  add_integer(schema, "lorenz05.model", "1 (Lorenz 96), 2 or 3 (two scales)", d.model).at_least(1).at_most(3);
+  add_integer(schema, "lorenz05.model_size", "N, points on the cyclic domain", d.model_size)
       .at_least(4)
       .at_most(2147483647);
-  schema.add("lorenz05.forcing", Kind::Real, "F").default_value(d.forcing);
-  schema.add("lorenz05.delta_t", Kind::Real, "RK4 time step").default_value(d.delta_t).greater_than(0);
-  schema.add("lorenz05.space_time_scale", Kind::Real, "b (model 3)").default_value(d.space_time_scale);
-  schema.add("lorenz05.coupling", Kind::Real, "c (model 3; the paper's 2.5, DART's default 3)")
-      .default_value(d.coupling);
-  schema.add("lorenz05.K", Kind::Integer, "K, the large scale's averaging length (models 2, 3)")
-      .default_value(d.K)
-      .at_least(1);
-  schema.add("lorenz05.smooth_steps", Kind::Integer, "I, the running smoother's half width (model 3)")
-      .default_value(d.smooth_steps)
+  add_real(schema, "lorenz05.forcing", "F", d.forcing);
+  add_real(schema, "lorenz05.delta_t", "RK4 time step", d.delta_t).greater_than(0);
+  add_real(schema, "lorenz05.space_time_scale", "b (model 3)", d.space_time_scale);
+  add_real(schema, "lorenz05.coupling", "c (model 3; the paper's 2.5, DART's default 3)", d.coupling);
+  add_integer(schema, "lorenz05.K", "K, the large scale's averaging length (models 2, 3)", d.K).at_least(1);
+  add_integer(schema, "lorenz05.smooth_steps", "I, the running smoother's half width (model 3)", d.smooth_steps)
       .at_least(0);
-  schema.add("lorenz05.steps", Kind::Integer, "RK4 steps integrated").default_value(1000).at_least(0);
-  schema.add("lorenz05.output_every", Kind::Integer, "steps between snapshots").default_value(100).at_least(1);
-  schema
-      .add("lorenz05.layout", Kind::Choice,
-           "team (a member per team, steps in one launch), flat, vector (a member per thread, points in SIMD "
-           "lanes: CPUs), or automatic")
-      .choices(lz::layout_names())
-      .default_value("automatic");
-  schema.add("ensemble.members", Kind::Integer, "E, members integrated together")
-      .default_value(40)
-      .at_least(1)
-      .at_most(2147483647);
-  schema.add("ensemble.perturbation", Kind::Real, "standard deviation of each member's Gaussian perturbation")
-      .default_value(0.01)
+  add_integer(schema, "lorenz05.steps", "RK4 steps integrated", 1000).at_least(0);
+  add_integer(schema, "lorenz05.output_every", "steps between snapshots", 100).at_least(1);
+  add_choice(schema, "lorenz05.layout",
+             "team (a member per team, steps in one launch), flat, vector (a member per thread, points in SIMD "
+             "lanes: CPUs), or automatic",
+             lz::layout_names(), "automatic");
+  add_integer(schema, "ensemble.members", "E, members integrated together", 40).at_least(1).at_most(2147483647);
+  add_real(schema, "ensemble.perturbation", "standard deviation of each member's Gaussian perturbation", 0.01)
       .at_least(0);
-  schema
-      .add("ensemble.spinup_steps", Kind::Integer,
-           "steps taking the base state (F, first point 1.001 F) onto the attractor")
-      .default_value(2000)
+  add_integer(schema, "ensemble.spinup_steps",
+              "steps taking the base state (F, first point 1.001 F) onto the attractor", 2000)
       .at_least(0);
-  schema.add("output.state", Kind::Boolean, "write /output/state (snapshot x member x N)").default_value(true);
-  schema.add("benchmark.baseline", Kind::Choice, "also time the flat one-kernel-per-stage layout in the same run")
-      .choices({"none", "flat"})
-      .default_value("none");
+  add_boolean(schema, "output.state", "write /output/state (snapshot x member x N)", true);
+  add_choice(schema, "benchmark.baseline", "also time the flat one-kernel-per-stage layout in the same run",
+             {"none", "flat"}, "none");
 }
 
 namespace {

@@ -34,108 +34,81 @@ void add_poisson_schema(config::Schema& schema) {
   using config::Kind;
   // Every default is the library's own (SolverOptions), stated once there.
   const poisson::SolverOptions defaults;
-  schema
-      .add("poisson.solver", Kind::Choice,
-           "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine "
-           "transforms) "
-           "or auto (spectral where an FFT library serves the backend, else multigrid)")
-      .choices(poisson::method_names())
-      .default_value(poisson::name_of(defaults.method));
-  schema
-      .add("poisson.boundary", Kind::Choice,
-           "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
-           "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)")
-      .choices(poisson::boundary_names())
-      .default_value(poisson::name_of(defaults.boundary));
-  schema.add("poisson.max_iterations", Kind::Integer, "sweeps (Jacobi) or steps (CG) at most")
-      .default_value(defaults.max_iterations)
+  add_choice(schema, "poisson.solver",
+             "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine "
+             "transforms) "
+             "or auto (spectral where an FFT library serves the backend, else multigrid)",
+             poisson::method_names(), poisson::name_of(defaults.method));
+  add_choice(schema, "poisson.boundary",
+             "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
+             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)",
+             poisson::boundary_names(), poisson::name_of(defaults.boundary));
+  add_integer(schema, "poisson.max_iterations", "sweeps (Jacobi) or steps (CG) at most", defaults.max_iterations)
       .at_least(0);
-  schema.add("poisson.tolerance", Kind::Real, "stop at this relative residual (0: run max_iterations)")
-      .default_value(defaults.tolerance)
+  add_real(schema, "poisson.tolerance", "stop at this relative residual (0: run max_iterations)", defaults.tolerance)
       .at_least(0);
-  schema
-      .add("poisson.check_every", Kind::Integer,
-           "iterations between residual checks and progress lines (multigrid checks every cycle)")
-      .default_value(defaults.check_every)
+  add_integer(schema, "poisson.check_every",
+              "iterations between residual checks and progress lines (multigrid checks every cycle)",
+              defaults.check_every)
       .at_least(1);
-  schema.add("poisson.omega", Kind::Real, "Jacobi weight (1: the plain sweep)")
-      .default_value(defaults.omega)
-      .greater_than(0)
-      .at_most(1);
-  schema.add("poisson.blocked.sweeps_per_launch", Kind::Integer, "jacobi_blocked: sweeps per launch, the halo width")
-      .default_value(defaults.sweeps_per_launch)
+  add_real(schema, "poisson.omega", "Jacobi weight (1: the plain sweep)", defaults.omega).greater_than(0).at_most(1);
+  add_integer(schema, "poisson.blocked.sweeps_per_launch", "jacobi_blocked: sweeps per launch, the halo width",
+              defaults.sweeps_per_launch)
       .at_least(1);
-  schema
-      .add("poisson.blocked.kernel", Kind::Choice,
-           "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
-           "(small grids: one launch per residual check, a tile per multiprocessor), or auto")
-      .choices(poisson::blocked_kernel_names())
-      .default_value(poisson::name_of(defaults.blocked_kernel));
-  schema
-      .add("poisson.blocked.tile_rows", Kind::Integer,
-           "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)")
-      .default_value(defaults.tile_rows)
+  add_choice(schema, "poisson.blocked.kernel",
+             "jacobi_blocked: register bands (<= 8 sweeps per launch), tiles in team scratch, resident tiles "
+             "(small grids: one launch per residual check, a tile per multiprocessor), or auto",
+             poisson::blocked_kernel_names(), poisson::name_of(defaults.blocked_kernel));
+  add_integer(schema, "poisson.blocked.tile_rows",
+              "jacobi_blocked: tile height (0: largest that fits); register bands: rows a band writes (0: 64)",
+              defaults.tile_rows)
       .at_least(0);
-  schema.add("poisson.blocked.tile_cols", Kind::Integer, "jacobi_blocked: tile width (0: largest that fits)")
-      .default_value(defaults.tile_cols)
+  add_integer(schema, "poisson.blocked.tile_cols", "jacobi_blocked: tile width (0: largest that fits)",
+              defaults.tile_cols)
       .at_least(0);
-  schema.add("poisson.blocked.team_rows", Kind::Integer, "jacobi_blocked on GPUs: rows in flight per team (0: auto)")
-      .default_value(defaults.team_rows)
+  add_integer(schema, "poisson.blocked.team_rows", "jacobi_blocked on GPUs: rows in flight per team (0: auto)",
+              defaults.team_rows)
       .at_least(0);
-  schema.add("poisson.cg.operator", Kind::Choice, "cg: stencil functor or assembled CrsMatrix with spmv")
-      .choices(poisson::cg_operator_names())
-      .default_value(poisson::name_of(defaults.cg_operator));
-  schema
-      .add("poisson.cg.kernel", Kind::Choice,
-           "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
-           "multiprocessor) or auto (resident on GPUs)")
-      .choices(poisson::cg_kernel_names())
-      .default_value(poisson::name_of(defaults.cg_kernel));
-  schema
-      .add("poisson.cg.preconditioner", Kind::Choice,
-           "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)")
-      .choices(poisson::cg_preconditioner_names())
-      .default_value(poisson::name_of(defaults.cg_preconditioner));
-  schema.add("poisson.multigrid.cycle", Kind::Choice, "multigrid: V, W or F cycles")
-      .choices(poisson::multigrid_cycle_names())
-      .default_value(poisson::name_of(defaults.multigrid.cycle));
-  schema
-      .add("poisson.multigrid.smoother", Kind::Choice,
-           "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev")
-      .choices(poisson::multigrid_smoother_names())
-      .default_value(poisson::name_of(defaults.multigrid.smoother));
-  schema.add("poisson.multigrid.pre_sweeps", Kind::Integer, "multigrid: smoothing sweeps before the coarse correction")
-      .default_value(defaults.multigrid.pre_sweeps)
+  add_choice(schema, "poisson.cg.operator", "cg: stencil functor or assembled CrsMatrix with spmv",
+             poisson::cg_operator_names(), poisson::name_of(defaults.cg_operator));
+  add_choice(schema, "poisson.cg.kernel",
+             "cg_fused: launches (two a step), resident (one launch per residual check, a team per "
+             "multiprocessor) or auto (resident on GPUs)",
+             poisson::cg_kernel_names(), poisson::name_of(defaults.cg_kernel));
+  add_choice(schema, "poisson.cg.preconditioner",
+             "cg: none, jacobi (diagonal scaling) or multigrid (one symmetric cycle of poisson.multigrid.*)",
+             poisson::cg_preconditioner_names(), poisson::name_of(defaults.cg_preconditioner));
+  add_choice(schema, "poisson.multigrid.cycle", "multigrid: V, W or F cycles", poisson::multigrid_cycle_names(),
+             poisson::name_of(defaults.multigrid.cycle));
+  add_choice(schema, "poisson.multigrid.smoother", "multigrid: red-black Gauss-Seidel, weighted Jacobi or Chebyshev",
+             poisson::multigrid_smoother_names(), poisson::name_of(defaults.multigrid.smoother));
+  add_integer(schema, "poisson.multigrid.pre_sweeps", "multigrid: smoothing sweeps before the coarse correction",
+              defaults.multigrid.pre_sweeps)
       .at_least(0);
-  schema.add("poisson.multigrid.post_sweeps", Kind::Integer, "multigrid: smoothing sweeps after the coarse correction")
-      .default_value(defaults.multigrid.post_sweeps)
+  add_integer(schema, "poisson.multigrid.post_sweeps", "multigrid: smoothing sweeps after the coarse correction",
+              defaults.multigrid.post_sweeps)
       .at_least(0);
-  schema
-      .add("poisson.multigrid.coarsest", Kind::Integer,
-           "multigrid: coarsening stops at a level with at most this many interior points")
-      .default_value(defaults.multigrid.coarsest_size)
+  add_integer(schema, "poisson.multigrid.coarsest",
+              "multigrid: coarsening stops at a level with at most this many interior points",
+              defaults.multigrid.coarsest_size)
       .at_least(1)
       .at_most(poisson::max_coarsest_size);
-  schema.add("poisson.multigrid.fmg", Kind::Boolean, "multigrid: full multigrid start (the first cycle)")
-      .default_value(defaults.multigrid.fmg);
-  schema.add("poisson.multigrid.jacobi_omega", Kind::Real, "multigrid: the Jacobi smoother's weight")
-      .default_value(defaults.multigrid.jacobi_omega)
+  add_boolean(schema, "poisson.multigrid.fmg", "multigrid: full multigrid start (the first cycle)",
+              defaults.multigrid.fmg);
+  add_real(schema, "poisson.multigrid.jacobi_omega", "multigrid: the Jacobi smoother's weight",
+           defaults.multigrid.jacobi_omega)
       .greater_than(0)
       .at_most(1);
-  schema.add("problem.source", Kind::Choice, "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured")
-      .choices({"synthetic", "pgm", "hdf5", "manufactured"})
-      .default_value("synthetic");
+  add_choice(schema, "problem.source", "B from an image's Laplacian (pgm, hdf5, synthetic) or manufactured",
+             {"synthetic", "pgm", "hdf5", "manufactured"}, "synthetic");
   add_image_input_schema(schema, "problem");
-  schema.add("problem.initial", Kind::Choice, "initial interior: zeros or a PGM image of the grid's size")
-      .choices({"zeros", "pgm"})
-      .default_value("zeros");
+  add_choice(schema, "problem.initial", "initial interior: zeros or a PGM image of the grid's size", {"zeros", "pgm"},
+             "zeros");
   schema.add("problem.initial_file", Kind::String, "initial: pgm: the file").optional();
   schema.add("output.pgm", Kind::String, "also write the solution as this PGM (image sources; empty: none)").optional();
-  schema.add("output.input_arrays", Kind::Boolean, "write /input/rhs and /input/exact (large for big grids)")
-      .default_value(true);
-  schema.add("benchmark.baseline", Kind::Choice, "time plain jacobi on the same problem in the same run")
-      .choices({"none", "jacobi"})
-      .default_value("none");
+  add_boolean(schema, "output.input_arrays", "write /input/rhs and /input/exact (large for big grids)", true);
+  add_choice(schema, "benchmark.baseline", "time plain jacobi on the same problem in the same run", {"none", "jacobi"},
+             "none");
 }
 
 namespace {

@@ -37,72 +37,48 @@ namespace sm = smoothing;
 
 void add_smoothing_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("smoothing.kernel", Kind::Choice, "box, weighted (a matrix) or gaussian (two 1-D passes)")
-      .choices(sm::kernel_names())
-      .default_value("box");
-  schema.add("smoothing.radius", Kind::Integer, "box: r, a (2r+1)x(2r+1) window").default_value(1).at_least(0);
+  add_choice(schema, "smoothing.kernel", "box, weighted (a matrix) or gaussian (two 1-D passes)", sm::kernel_names(),
+             "box");
+  add_integer(schema, "smoothing.radius", "box: r, a (2r+1)x(2r+1) window", 1).at_least(0);
   schema.add("smoothing.weights", Kind::RealList, "weighted: a square matrix with an odd side, as a list of rows")
       .optional();
-  schema.add("smoothing.sigma", Kind::Real, "gaussian: standard deviation in pixels")
-      .default_value(1.0)
+  add_real(schema, "smoothing.sigma", "gaussian: standard deviation in pixels", 1.0).greater_than(0);
+  add_real(schema, "smoothing.truncate", "gaussian: radius = round(truncate * sigma) (SciPy's rule)", 4.0)
       .greater_than(0);
-  schema.add("smoothing.truncate", Kind::Real, "gaussian: radius = round(truncate * sigma) (SciPy's rule)")
-      .default_value(4.0)
-      .greater_than(0);
-  schema.add("smoothing.border", Kind::Choice, "past the edges: SciPy ndimage's modes, or keep (copy border pixels)")
-      .choices(sm::border_names())
-      .default_value("reflect");
-  schema.add("smoothing.constant_value", Kind::Real, "border: constant: the value past the edges").default_value(0.0);
-  schema.add("smoothing.rounding", Kind::Choice, "integer pixels: floor (Python's //) or nearest (halves up)")
-      .choices(sm::rounding_names())
-      .default_value("nearest");
-  schema.add("smoothing.separable", Kind::Choice, "two 1-D passes: auto (gaussian, box r >= 3), yes or no")
-      .choices(sm::separable_names())
-      .default_value("auto");
-  schema
-      .add("smoothing.separable_kernel", Kind::Choice,
-           "separable windows, one pass a launch: columns or tiles (both 1-D passes in one launch) or two_launches; "
-           "auto: columns on GPUs (radius <= 12), else tiles where a tile of 8 rows fits the team scratch")
-      .choices(sm::separable_kernel_names())
-      .default_value("auto");
-  schema.add("smoothing.passes", Kind::Integer, "times the smoothing is applied").default_value(1).at_least(0);
-  schema
-      .add("smoothing.passes_per_launch", Kind::Integer,
-           "passes fused per launch in team scratch (0: GPUs 8 for 3x3 windows, else 1)")
-      .default_value(0)
+  add_choice(schema, "smoothing.border", "past the edges: SciPy ndimage's modes, or keep (copy border pixels)",
+             sm::border_names(), "reflect");
+  add_real(schema, "smoothing.constant_value", "border: constant: the value past the edges", 0.0);
+  add_choice(schema, "smoothing.rounding", "integer pixels: floor (Python's //) or nearest (halves up)",
+             sm::rounding_names(), "nearest");
+  add_choice(schema, "smoothing.separable", "two 1-D passes: auto (gaussian, box r >= 3), yes or no",
+             sm::separable_names(), "auto");
+  add_choice(schema, "smoothing.separable_kernel",
+             "separable windows, one pass a launch: columns or tiles (both 1-D passes in one launch) or two_launches; "
+             "auto: columns on GPUs (radius <= 12), else tiles where a tile of 8 rows fits the team scratch",
+             sm::separable_kernel_names(), "auto");
+  add_integer(schema, "smoothing.passes", "times the smoothing is applied", 1).at_least(0);
+  add_integer(schema, "smoothing.passes_per_launch",
+              "passes fused per launch in team scratch (0: GPUs 8 for 3x3 windows, else 1)", 0)
       .at_least(0);
-  schema
-      .add(
-          "smoothing.fused_kernel", Kind::Choice,
-          "fused launches, 3x3 windows, <= 8 per launch: register bands (no wrap border) or streamed bands; tiles (any "
-          "window); auto: the first that applies")
-      .choices(sm::fused_kernel_names())
-      .default_value("auto");
-  schema.add("smoothing.tile_rows", Kind::Integer, "fused launches: rows a team writes (0: automatic)")
-      .default_value(0)
+  add_choice(
+      schema, "smoothing.fused_kernel",
+      "fused launches, 3x3 windows, <= 8 per launch: register bands (no wrap border) or streamed bands; tiles (any "
+      "window); auto: the first that applies",
+      sm::fused_kernel_names(), "auto");
+  add_integer(schema, "smoothing.tile_rows", "fused launches: rows a team writes (0: automatic)", 0).at_least(0);
+  add_integer(schema, "smoothing.tile_cols", "fused launches: columns a team writes (0: automatic)", 0).at_least(0);
+  add_integer(schema, "smoothing.strip_rows",
+              "GPU single 3x3-class passes: rows per thread; separable columns: rows per strip (0: automatic)", 0)
       .at_least(0);
-  schema.add("smoothing.tile_cols", Kind::Integer, "fused launches: columns a team writes (0: automatic)")
-      .default_value(0)
-      .at_least(0);
-  schema
-      .add("smoothing.strip_rows", Kind::Integer,
-           "GPU single 3x3-class passes: rows per thread; separable columns: rows per strip (0: automatic)")
-      .default_value(0)
-      .at_least(0);
-  schema.add("image.source", Kind::Choice, "where the image comes from")
-      .choices({"synthetic", "pgm", "hdf5"})
-      .default_value("synthetic");
+  add_choice(schema, "image.source", "where the image comes from", {"synthetic", "pgm", "hdf5"}, "synthetic");
   add_image_input_schema(schema, "image");
-  schema.add("image.pixel_type", Kind::Choice, "pixel type of the computation (precision is not used)")
-      .choices({"uint8", "uint16", "int32", "float", "double"})
-      .default_value("float");
-  schema.add("output.image", Kind::Boolean, "write /output/image (large images: off for benchmarks)")
-      .default_value(true);
-  schema.add("output.input_image", Kind::Boolean, "write /input/image").default_value(true);
+  add_choice(schema, "image.pixel_type", "pixel type of the computation (precision is not used)",
+             {"uint8", "uint16", "int32", "float", "double"}, "float");
+  add_boolean(schema, "output.image", "write /output/image (large images: off for benchmarks)", true);
+  add_boolean(schema, "output.input_image", "write /input/image", true);
   schema.add("output.pgm", Kind::String, "also write the result as this PGM (empty: none)").optional();
-  schema.add("benchmark.baseline", Kind::Choice, "also time the same passes one launch each, in the same run")
-      .choices({"none", "separate_launches"})
-      .default_value("none");
+  add_choice(schema, "benchmark.baseline", "also time the same passes one launch each, in the same run",
+             {"none", "separate_launches"}, "none");
 }
 
 namespace {

@@ -14,12 +14,12 @@ namespace portasolve::drivers {
 
 void add_stream_schema(config::Schema& schema) {
   using config::Kind;
-  schema.add("stream.size", Kind::Integer, "elements per array").default_value(1 << 24).at_least(1);
+  add_integer(schema, "stream.size", "elements per array", 1 << 24).at_least(1);
   schema.add("stream.operations", Kind::ChoiceList, "kernels to time, in this order")
       .choices(stream::operation_names())
       .default_value(stream::operation_names())
       .min_items(1);
-  schema.add("stream.scalar", Kind::Real, "s in scale and triad").default_value(3.0);
+  add_real(schema, "stream.scalar", "s in scale and triad", 3.0);
 }
 
 namespace {
