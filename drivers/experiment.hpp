@@ -67,25 +67,11 @@ std::vector<std::string> experiment_names();
 // The keys every experiment has: experiment, precision, output, run, seed.
 void add_common_schema(config::Schema& schema, const std::string& experiment);
 
-// Drivers' own experiments.
-void add_stream_schema(config::Schema& schema);
-void run_stream(RunContext& context);
-Preflight preflight_stream(const config::Config& config);
-void add_lombscargle_schema(config::Schema& schema);
-void run_lombscargle(RunContext& context);
-Preflight preflight_lombscargle(const config::Config& config);
-void check_lombscargle_ranks(const config::Config& config, int ranks);
-void add_poisson_schema(config::Schema& schema);
-void run_poisson(RunContext& context);
-Preflight preflight_poisson(const config::Config& config);
-void check_poisson_ranks(const config::Config& config, int ranks);
-void add_smoothing_schema(config::Schema& schema);
-void run_smoothing(RunContext& context);
-Preflight preflight_smoothing(const config::Config& config);
-void check_smoothing_ranks(const config::Config& config, int ranks);
-void add_lorenz05_schema(config::Schema& schema);
-void run_lorenz05(RunContext& context);
-Preflight preflight_lorenz05(const config::Config& config);
-void check_lorenz05_ranks(const config::Config& config, int ranks);
+// Each driver's experiment: its name, summary and functions, from its own file.
+Experiment lombscargle_experiment();
+Experiment lorenz05_experiment();
+Experiment poisson_experiment();
+Experiment smoothing_experiment();
+Experiment stream_experiment();
 
 }  // namespace portasolve::drivers

@@ -5,18 +5,8 @@
 namespace portasolve::drivers {
 
 const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> all{
-      {"lombscargle", "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP",
-       add_lombscargle_schema, run_lombscargle, preflight_lombscargle, check_lombscargle_ranks},
-      {"lorenz05", "Lorenz (2005) models I-III: ensembles integrated by RK4, snapshots, mean and spread",
-       add_lorenz05_schema, run_lorenz05, preflight_lorenz05, check_lorenz05_ranks},
-      {"poisson", "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian",
-       add_poisson_schema, run_poisson, preflight_poisson, check_poisson_ranks},
-      {"smoothing", "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes",
-       add_smoothing_schema, run_smoothing, preflight_smoothing, check_smoothing_ranks},
-      {"stream", "device memory bandwidth (STREAM copy, scale, add, triad)", add_stream_schema, run_stream,
-       preflight_stream},
-  };
+  static const std::vector<Experiment> all{lombscargle_experiment(), lorenz05_experiment(), poisson_experiment(),
+                                           smoothing_experiment(), stream_experiment()};
   return all;
 }
 

@@ -2,9 +2,9 @@
 // What a lombscargle config asks for, read and checked before anything runs:
 // the solver's options, the frequency grid, the memory a chunk of series
 // needs and how the catalogue streams through in chunks (see
-// lombscargle_driver.cpp). add_lombscargle_schema, preflight_lombscargle and
-// check_lombscargle_ranks are declared with the other experiments' in
-// experiment.hpp; what the driver shares with them lives in lombscargle_detail.
+// lombscargle_driver.cpp). The experiment's schema, preflight and rank check
+// are here for lombscargle_experiment(); what else the driver shares with
+// them lives in lombscargle_detail.
 #include <cstdint>
 #include <string>
 
@@ -12,7 +12,16 @@
 #include "app/memory_budget.hpp"
 #include "drivers/lombscargle_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/preflight.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+
+namespace portasolve::drivers {
+
+void add_lombscargle_schema(config::Schema& schema);
+Preflight preflight_lombscargle(const config::Config& config);
+void check_lombscargle_ranks(const config::Config& config, int ranks);
+
+}  // namespace portasolve::drivers
 
 namespace portasolve::drivers::lombscargle_detail {
 

@@ -452,4 +452,10 @@ void run_lombscargle(RunContext& context) {
   with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
 
+Experiment lombscargle_experiment() {
+  const char* summary = "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP";
+  return {"lombscargle",          summary, add_lombscargle_schema, run_lombscargle, preflight_lombscargle,
+          check_lombscargle_ranks};
+}
+
 }  // namespace portasolve::drivers

@@ -364,4 +364,9 @@ Preflight preflight_lorenz05(const config::Config& config) {
   return plan;
 }
 
+Experiment lorenz05_experiment() {
+  const char* summary = "Lorenz (2005) models I-III: ensembles integrated by RK4, snapshots, mean and spread";
+  return {"lorenz05", summary, add_lorenz05_schema, run_lorenz05, preflight_lorenz05, check_lorenz05_ranks};
+}
+
 }  // namespace portasolve::drivers

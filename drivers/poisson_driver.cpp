@@ -551,4 +551,9 @@ Preflight preflight_poisson(const config::Config& config) {
   return plan;
 }
 
+Experiment poisson_experiment() {
+  const char* summary = "2-D Poisson equation: Jacobi (plain, blocked), CG; image reconstruction from its Laplacian";
+  return {"poisson", summary, add_poisson_schema, run_poisson, preflight_poisson, check_poisson_ranks};
+}
+
 }  // namespace portasolve::drivers

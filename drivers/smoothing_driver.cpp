@@ -405,4 +405,9 @@ Preflight preflight_smoothing(const config::Config& config) {
   return plan;
 }
 
+Experiment smoothing_experiment() {
+  const char* summary = "image smoothing: box, weighted and gaussian stencils, border modes, fused repeated passes";
+  return {"smoothing", summary, add_smoothing_schema, run_smoothing, preflight_smoothing, check_smoothing_ranks};
+}
+
 }  // namespace portasolve::drivers

@@ -170,4 +170,9 @@ Preflight preflight_stream(const config::Config& config) {
   return plan;
 }
 
+Experiment stream_experiment() {
+  const char* summary = "device memory bandwidth (STREAM copy, scale, add, triad)";
+  return {"stream", summary, add_stream_schema, run_stream, preflight_stream};
+}
+
 }  // namespace portasolve::drivers
