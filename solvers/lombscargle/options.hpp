@@ -65,5 +65,7 @@ Form form_from_name(const std::string& name);
 Normalization normalization_from_name(const std::string& name);
 Algorithm algorithm_from_name(const std::string& name);
 std::string name_of(Algorithm algorithm);
+std::string name_of(Form form);
+std::string name_of(Normalization normalization);
 
 }  // namespace portasolve::lombscargle

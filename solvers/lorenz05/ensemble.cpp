@@ -14,14 +14,7 @@
 
 namespace portasolve::lorenz05 {
 
-const std::vector<std::string>& layout_names() {
-  static const std::vector<std::string> names{"automatic", "team", "flat", "vector"};
-  return names;
-}
-Layout layout_from_name(const std::string& name) {
-  return enum_from_name<Layout>(layout_names(), name, "ensemble layout");
-}
-std::string name_of(Layout layout) { return layout_names()[static_cast<std::size_t>(layout)]; }
+PORTASOLVE_NAMED_ENUM(Layout, layout_names, layout_from_name, "ensemble layout", "automatic", "team", "flat", "vector")
 
 template <class T>
 struct Ensemble<T>::State {

@@ -21,31 +21,21 @@ void require(bool condition, const char* option, const std::string& message) {
 
 }  // namespace
 
-const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names{"jacobi",    "jacobi_blocked", "cg",  "cg_fused",
-                                              "multigrid", "spectral",       "auto"};
-  return names;
-}
-const std::vector<std::string>& cg_operator_names() {
-  static const std::vector<std::string> names{"matrix_free", "crs"};
-  return names;
-}
-const std::vector<std::string>& blocked_kernel_names() {
-  static const std::vector<std::string> names{"auto", "registers", "tiles", "resident"};
-  return names;
-}
-BlockedKernel blocked_kernel_from_name(const std::string& name) {
-  return enum_from_name<BlockedKernel>(blocked_kernel_names(), name, "Poisson blocked kernel");
-}
-std::string name_of(BlockedKernel kernel) { return blocked_kernel_names()[static_cast<std::size_t>(kernel)]; }
-const std::vector<std::string>& cg_kernel_names() {
-  static const std::vector<std::string> names{"auto", "launches", "resident"};
-  return names;
-}
-CgKernel cg_kernel_from_name(const std::string& name) {
-  return enum_from_name<CgKernel>(cg_kernel_names(), name, "Poisson CG kernel");
-}
-std::string name_of(CgKernel kernel) { return cg_kernel_names()[static_cast<std::size_t>(kernel)]; }
+PORTASOLVE_NAMED_ENUM(Method, method_names, method_from_name, "Poisson method", "jacobi", "jacobi_blocked", "cg",
+                      "cg_fused", "multigrid", "spectral", "auto")
+PORTASOLVE_NAMED_ENUM(CgOperator, cg_operator_names, cg_operator_from_name, "Poisson CG operator", "matrix_free", "crs")
+PORTASOLVE_NAMED_ENUM(BlockedKernel, blocked_kernel_names, blocked_kernel_from_name, "Poisson blocked kernel", "auto",
+                      "registers", "tiles", "resident")
+PORTASOLVE_NAMED_ENUM(CgKernel, cg_kernel_names, cg_kernel_from_name, "Poisson CG kernel", "auto", "launches",
+                      "resident")
+PORTASOLVE_NAMED_ENUM(MultigridCycle, multigrid_cycle_names, multigrid_cycle_from_name, "Poisson multigrid cycle", "v",
+                      "w", "f")
+PORTASOLVE_NAMED_ENUM(MultigridSmoother, multigrid_smoother_names, multigrid_smoother_from_name,
+                      "Poisson multigrid smoother", "rbgs", "jacobi", "chebyshev")
+PORTASOLVE_NAMED_ENUM(CgPreconditioner, cg_preconditioner_names, cg_preconditioner_from_name,
+                      "Poisson CG preconditioner", "none", "jacobi", "multigrid")
+PORTASOLVE_NAMED_ENUM(Boundary, boundary_names, boundary_from_name, "Poisson boundary", "dirichlet", "neumann",
+                      "periodic")
 
 CgKernel chosen_cg_kernel(const SolverOptions& options) {
   if (options.cg_kernel != CgKernel::automatic) return options.cg_kernel;
@@ -71,52 +61,6 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
   const bool large = (rows - 2) * (cols - 2) >= 8 * static_cast<std::int64_t>(ExecSpace().concurrency());
   return fits && large ? BlockedKernel::registers : BlockedKernel::tiles;
 }
-
-const std::vector<std::string>& multigrid_cycle_names() {
-  static const std::vector<std::string> names{"v", "w", "f"};
-  return names;
-}
-const std::vector<std::string>& multigrid_smoother_names() {
-  static const std::vector<std::string> names{"rbgs", "jacobi", "chebyshev"};
-  return names;
-}
-const std::vector<std::string>& cg_preconditioner_names() {
-  static const std::vector<std::string> names{"none", "jacobi", "multigrid"};
-  return names;
-}
-CgPreconditioner cg_preconditioner_from_name(const std::string& name) {
-  return enum_from_name<CgPreconditioner>(cg_preconditioner_names(), name, "Poisson CG preconditioner");
-}
-std::string name_of(CgPreconditioner preconditioner) {
-  return cg_preconditioner_names()[static_cast<std::size_t>(preconditioner)];
-}
-MultigridCycle multigrid_cycle_from_name(const std::string& name) {
-  return enum_from_name<MultigridCycle>(multigrid_cycle_names(), name, "Poisson multigrid cycle");
-}
-MultigridSmoother multigrid_smoother_from_name(const std::string& name) {
-  return enum_from_name<MultigridSmoother>(multigrid_smoother_names(), name, "Poisson multigrid smoother");
-}
-std::string name_of(MultigridCycle cycle) { return multigrid_cycle_names()[static_cast<std::size_t>(cycle)]; }
-std::string name_of(MultigridSmoother smoother) {
-  return multigrid_smoother_names()[static_cast<std::size_t>(smoother)];
-}
-const std::vector<std::string>& boundary_names() {
-  static const std::vector<std::string> names{"dirichlet", "neumann", "periodic"};
-  return names;
-}
-Boundary boundary_from_name(const std::string& name) {
-  return enum_from_name<Boundary>(boundary_names(), name, "Poisson boundary");
-}
-std::string name_of(Boundary boundary) { return boundary_names()[static_cast<std::size_t>(boundary)]; }
-
-Method method_from_name(const std::string& name) {
-  return enum_from_name<Method>(method_names(), name, "Poisson method");
-}
-CgOperator cg_operator_from_name(const std::string& name) {
-  return enum_from_name<CgOperator>(cg_operator_names(), name, "Poisson CG operator");
-}
-std::string name_of(Method method) { return method_names()[static_cast<std::size_t>(method)]; }
-std::string name_of(CgOperator cg_operator) { return cg_operator_names()[static_cast<std::size_t>(cg_operator)]; }
 
 Method chosen_method(const SolverOptions& options) {
   if (options.method != Method::automatic) return options.method;

@@ -22,53 +22,16 @@ const char* window_option(KernelKind kernel) {
 
 }  // namespace
 
-const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names{"box", "weighted", "gaussian"};
-  return names;
-}
-const std::vector<std::string>& border_names() {
-  static const std::vector<std::string> names{"keep", "nearest", "reflect", "mirror", "wrap", "constant"};
-  return names;
-}
-const std::vector<std::string>& rounding_names() {
-  static const std::vector<std::string> names{"floor", "nearest"};
-  return names;
-}
-const std::vector<std::string>& separable_names() {
-  static const std::vector<std::string> names{"auto", "yes", "no"};
-  return names;
-}
-const std::vector<std::string>& fused_kernel_names() {
-  static const std::vector<std::string> names{"auto", "streamed", "tiles", "registers"};
-  return names;
-}
-const std::vector<std::string>& separable_kernel_names() {
-  static const std::vector<std::string> names{"auto", "tiles", "two_launches", "columns"};
-  return names;
-}
-KernelKind kernel_from_name(const std::string& name) {
-  return enum_from_name<KernelKind>(kernel_names(), name, "smoothing kernel");
-}
-BorderMode border_from_name(const std::string& name) {
-  return enum_from_name<BorderMode>(border_names(), name, "smoothing border");
-}
-Rounding rounding_from_name(const std::string& name) {
-  return enum_from_name<Rounding>(rounding_names(), name, "smoothing rounding");
-}
-Separable separable_from_name(const std::string& name) {
-  return enum_from_name<Separable>(separable_names(), name, "smoothing separable choice");
-}
-FusedKernel fused_kernel_from_name(const std::string& name) {
-  return enum_from_name<FusedKernel>(fused_kernel_names(), name, "smoothing fused kernel");
-}
-SeparableKernel separable_kernel_from_name(const std::string& name) {
-  return enum_from_name<SeparableKernel>(separable_kernel_names(), name, "smoothing separable kernel");
-}
-std::string name_of(KernelKind kernel) { return kernel_names()[static_cast<std::size_t>(kernel)]; }
-std::string name_of(BorderMode border) { return border_names()[static_cast<std::size_t>(border)]; }
-std::string name_of(Rounding rounding) { return rounding_names()[static_cast<std::size_t>(rounding)]; }
-std::string name_of(FusedKernel kernel) { return fused_kernel_names()[static_cast<std::size_t>(kernel)]; }
-std::string name_of(SeparableKernel kernel) { return separable_kernel_names()[static_cast<std::size_t>(kernel)]; }
+PORTASOLVE_NAMED_ENUM(KernelKind, kernel_names, kernel_from_name, "smoothing kernel", "box", "weighted", "gaussian")
+PORTASOLVE_NAMED_ENUM(BorderMode, border_names, border_from_name, "smoothing border", "keep", "nearest", "reflect",
+                      "mirror", "wrap", "constant")
+PORTASOLVE_NAMED_ENUM(Rounding, rounding_names, rounding_from_name, "smoothing rounding", "floor", "nearest")
+PORTASOLVE_NAMED_ENUM(Separable, separable_names, separable_from_name, "smoothing separable choice", "auto", "yes",
+                      "no")
+PORTASOLVE_NAMED_ENUM(FusedKernel, fused_kernel_names, fused_kernel_from_name, "smoothing fused kernel", "auto",
+                      "streamed", "tiles", "registers")
+PORTASOLVE_NAMED_ENUM(SeparableKernel, separable_kernel_names, separable_kernel_from_name, "smoothing separable kernel",
+                      "auto", "tiles", "two_launches", "columns")
 
 int kernel_radius(const SmoothingOptions& options) {
   switch (options.kernel) {

@@ -90,6 +90,7 @@ std::string name_of(BorderMode border);
 std::string name_of(Rounding rounding);
 std::string name_of(FusedKernel kernel);
 std::string name_of(SeparableKernel kernel);
+std::string name_of(Separable separable);
 
 // The kernel's radius r (box: radius; weighted: (size-1)/2; gaussian:
 // round(truncate * sigma)).

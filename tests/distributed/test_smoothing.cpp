@@ -83,7 +83,9 @@ void expect_same_as_single_rank(std::int64_t rows, std::int64_t cols, const sm::
   const std::int64_t k = std::max(1, report.passes_per_launch), rounds = (options.passes + k - 1) / k;
   EXPECT_EQ(calls, rounds);
   EXPECT_EQ(halo.exchanges, sm::kernel_radius(options) > 0 ? 2 * rounds : 0);
-  if (expected_fused > 0) EXPECT_EQ(report.passes_per_launch, expected_fused);
+  if (expected_fused > 0) {
+    EXPECT_EQ(report.passes_per_launch, expected_fused);
+  }
 
   const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
   const sm::ImageBlock b = sm::image_block(*grid);
