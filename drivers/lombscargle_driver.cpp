@@ -99,18 +99,22 @@ struct PhaseTimes {
 };
 
 // The series a rank works on in one chunk: its block, and (rank 0, copying
-// the input) the whole chunk as read, `mine` starting at `offset` in it.
+// the input) the whole chunk as read, its block copied into `part`. The
+// block is checked where it is read (beside the device's work on the chunk
+// before), the ranks' failures brought together on the main thread.
 struct ChunkInput {
   std::vector<ls::Series> series;
-  std::size_t offset = 0, count = 0;
-  ItemBlock global;  // the chunk's series in the catalogue
+  std::vector<ls::Series> part;  // this rank's block where `series` holds more
+  bool in_part = false;          // whether the block is `part` (it may be empty)
+  ItemBlock global;              // the chunk's series in the catalogue
+  ItemFailure failure;           // this rank's first bad series, if any
+  const std::vector<ls::Series>& mine() const { return in_part ? part : series; }
 };
 
-// Every series of this rank's block checked (InputError naming a bad one by
-// its index in the catalogue); over ranks every rank reports the first bad
-// series of the chunk, as one process reports it.
-void check_chunk(const Ranks& ranks, const std::vector<ls::Series>& mine, const ls::Options& options,
-                 std::int64_t first, std::size_t total) {
+// This rank's first bad series of the block (InputError's message naming it
+// by its index in the catalogue), or none.
+ItemFailure first_bad_series(const std::vector<ls::Series>& mine, const ls::Options& options, std::int64_t first,
+                             std::size_t total) {
   ItemFailure failure;
   try {
     ls::check_batch(mine, options, static_cast<std::size_t>(first), total);
@@ -121,7 +125,13 @@ void check_chunk(const Ranks& ranks, const std::vector<ls::Series>& mine, const 
         failure = {first + static_cast<std::int64_t>(s), error.what()};
       }
   }
-  failure = first_failure(ranks, failure);
+  return failure;
+}
+
+// Over ranks every rank reports the first bad series of the chunk, as one
+// process reports it. Collective.
+void throw_first_bad_series(const Ranks& ranks, const ItemFailure& mine) {
+  const ItemFailure failure = first_failure(ranks, mine);
   if (failure.failed()) throw InputError(failure.message);
 }
 
@@ -157,14 +167,16 @@ void run_typed(RunContext& context) {
   const bool copy_input = config.string("output.input") == "copy";
   const bool writes = ranks.rank == 0;
   // One chunk's input: this rank's block (rank 0 copying the input: the whole chunk).
-  const auto read_chunk = [&catalogue, &ranks, copy_input, writes, &plan](std::int64_t first) {
+  const auto read_chunk = [&catalogue, &ranks, &options, copy_input, writes, &plan, series_count](std::int64_t first) {
     ChunkInput chunk;
     chunk.global = {first, std::min(plan.series, catalogue.size() - first)};
     const ItemBlock block = my_block(ranks, chunk.global.count);
     const bool whole = copy_input && writes;
     chunk.series = whole ? catalogue.read(first, chunk.global.count) : catalogue.read(first + block.first, block.count);
-    chunk.offset = whole ? static_cast<std::size_t>(block.first) : 0;
-    chunk.count = static_cast<std::size_t>(block.count);
+    chunk.in_part = whole && block.count != chunk.global.count;
+    if (chunk.in_part)
+      chunk.part.assign(chunk.series.begin() + block.first, chunk.series.begin() + block.first + block.count);
+    chunk.failure = first_bad_series(chunk.mine(), options, first + block.first, series_count);
     return chunk;
   };
   const double setup_s = pipeline_watch.seconds();
@@ -230,23 +242,18 @@ void run_typed(RunContext& context) {
     ChunkInput chunk = next.get();
     // The next chunk is read while this one is computed.
     if (c + 1 < chunks) next = std::async(std::launch::async, read_chunk, (c + 1) * plan.series);
-    std::vector<ls::Series> part;  // this rank's block where the chunk holds more (rank 0 copying the input)
-    const bool whole = chunk.offset == 0 && chunk.count == chunk.series.size();
-    if (!whole)
-      part.assign(chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset),
-                  chunk.series.begin() + static_cast<std::ptrdiff_t>(chunk.offset + chunk.count));
-    const std::vector<ls::Series>& mine = whole ? chunk.series : part;
+    const std::vector<ls::Series>& mine = chunk.mine();
     lap(phases.read_wait);
     const ItemBlock global = chunk.global;
     const ItemBlock block = my_block(ranks, global.count);
-    check_chunk(ranks, mine, options, global.first + block.first, series_count);
+    throw_first_bad_series(ranks, chunk.failure);
     std::vector<double> my_power;
     ls::PeakTable table;  // empty for a rank without series in this chunk
     table.count = peak_count;
     std::unique_ptr<ls::Periodogram<T>> made;
     if (!mine.empty()) {
       try {
-        made = std::make_unique<ls::Periodogram<T>>(mine, grid, options);
+        made = std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
       } catch (const OptionError& error) {
         throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
                                "floating_mean with form: classic; the generalized form's is fit_mean");
@@ -300,11 +307,10 @@ void run_typed(RunContext& context) {
     // The chunk's host side (false-alarm probabilities, fits, its rows
     // written) runs while the next chunk is prepared and computed; over MPI
     // ranks (gathers on the main thread) it runs here.
-    auto finish = [&, chunk = std::move(chunk), part = std::move(part), table = std::move(table),
-                   my_power = std::move(my_power), fap = std::move(fap), c, global, whole,
-                   first_sample = sample_offset]() mutable {
+    auto finish = [&, chunk = std::move(chunk), table = std::move(table), my_power = std::move(my_power),
+                   fap = std::move(fap), c, global, first_sample = sample_offset]() mutable {
       Kokkos::Timer watch;
-      const std::vector<ls::Series>& series = whole ? chunk.series : part;
+      const std::vector<ls::Series>& series = chunk.mine();
       fap.prepare(series, maximum_frequency);
       const Peaks mine_peaks = peaks_of(series, table, frequency, fap);
       // Every rank's rows of this chunk in series order.
