@@ -15,6 +15,8 @@ const std::vector<std::string>& kind_names() {
 }
 std::string name_of(Kind kind) { return kind_names()[static_cast<std::size_t>(kind)]; }
 
+const char* library_name() { return detail::library.name; }
+
 namespace {
 
 bool is_complex_to_complex(Kind kind) { return kind == Kind::complex_forward || kind == Kind::complex_backward; }

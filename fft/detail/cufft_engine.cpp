@@ -30,29 +30,24 @@ void check_cufft(cufftResult status, const char* call, Kind kind, std::int64_t l
 template <class T>
 struct Cufft;
 
-template <>
-struct Cufft<double> {
-  using real = cufftDoubleReal;
-  using complex = cufftDoubleComplex;
-  static constexpr cufftType c2c = CUFFT_Z2Z, r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) {
-    return cufftExecZ2Z(p, in, out, sign);
-  }
-  static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecD2Z(p, in, out); }
-  static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecZ2D(p, in, out); }
-};
+// Real and Complex are the precision's cuFFT types, C2C, R2C and C2R its
+// transforms' names (Z2Z, D2Z, Z2D in double; C2C, R2C, C2R in float).
+#define PORTASOLVE_CUFFT_API(T, Real, Complex, C2C, R2C, C2R)                                                \
+  template <>                                                                                                \
+  struct Cufft<T> {                                                                                          \
+    using real = Real;                                                                                       \
+    using complex = Complex;                                                                                 \
+    static constexpr cufftType c2c = CUFFT_##C2C, r2c = CUFFT_##R2C, c2r = CUFFT_##C2R;                      \
+    static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) {                         \
+      return cufftExec##C2C(p, in, out, sign);                                                               \
+    }                                                                                                        \
+    static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExec##R2C(p, in, out); } \
+    static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExec##C2R(p, in, out); } \
+  };
 
-template <>
-struct Cufft<float> {
-  using real = cufftReal;
-  using complex = cufftComplex;
-  static constexpr cufftType c2c = CUFFT_C2C, r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-  static cufftResult run_c2c(cufftHandle p, complex* in, complex* out, int sign) {
-    return cufftExecC2C(p, in, out, sign);
-  }
-  static cufftResult run_r2c(cufftHandle p, real* in, complex* out) { return cufftExecR2C(p, in, out); }
-  static cufftResult run_c2r(cufftHandle p, complex* in, real* out) { return cufftExecC2R(p, in, out); }
-};
+PORTASOLVE_CUFFT_API(double, cufftDoubleReal, cufftDoubleComplex, Z2Z, D2Z, Z2D)
+PORTASOLVE_CUFFT_API(float, cufftReal, cufftComplex, C2C, R2C, C2R)
+#undef PORTASOLVE_CUFFT_API
 
 // The odd extension of each row (dst1), length 2(n+1).
 template <class T>
@@ -114,7 +109,8 @@ void for_rows(const char* name, std::int64_t rows, std::int64_t cols, const Func
 template <class T>
 class CufftEngine final : public Engine<T> {
  public:
-  CufftEngine(Kind kind, std::int64_t length, std::int64_t batch)
+  // cuFFT plans have no planning effort or threading to choose.
+  CufftEngine(Kind kind, std::int64_t length, std::int64_t batch, Planning, Threading)
       : kind_(kind), length_(length), batch_(batch), fft_length_(library_length(kind, length)) {
     int n = int(fft_length_);
     const cufftType type = kind == Kind::complex_forward || kind == Kind::complex_backward ? Cufft<T>::c2c
@@ -210,16 +206,6 @@ class CufftEngine final : public Engine<T> {
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning, Threading) {
-  return std::make_unique<CufftEngine<T>>(kind, length, batch);
-}
-
-template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning, Threading);
-template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning, Threading);
+const Library library = library_of<CufftEngine>("cuFFT");
 
 }  // namespace portasolve::fft::detail
-
-namespace portasolve::fft {
-const char* library_name() { return "cuFFT"; }
-}  // namespace portasolve::fft

@@ -3,6 +3,7 @@
 // pointers to default-memory-space arrays of batch rows, contiguous.
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "fft/fft.hpp"
 
@@ -17,10 +18,44 @@ class Engine {
   virtual void run(const void* in, void* out) = 0;
 };
 
-// The engine of the backend Kokkos was built with (fftw_engine.cpp,
-// cufft_engine.cpp, or the error where there is none).
+template <class T>
+using EngineMaker = std::unique_ptr<Engine<T>> (*)(Kind kind, std::int64_t length, std::int64_t batch,
+                                                   Planning planning, Threading threading);
+
+// The FFT library of this build: its name (fft::library_name(), "" where
+// there is none) and its engines in each precision.
+struct Library {
+  const char* name;
+  EngineMaker<float> make_float;
+  EngineMaker<double> make_double;
+};
+
+// The library of the backend Kokkos was built with: fftw_engine.cpp,
+// cufft_engine.cpp or no_library_engine.cpp defines it (fft/CMakeLists.txt
+// compiles one of them).
+extern const Library library;
+
+template <template <class> class LibraryEngine, class T>
+std::unique_ptr<Engine<T>> make_library_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
+                                               Threading threading) {
+  return std::make_unique<LibraryEngine<T>>(kind, length, batch, planning, threading);
+}
+
+// The Library named `name` whose engines are LibraryEngine<float> and
+// LibraryEngine<double>, built from (kind, length, batch, planning, threading).
+template <template <class> class LibraryEngine>
+constexpr Library library_of(const char* name) {
+  return {name, &make_library_engine<LibraryEngine, float>, &make_library_engine<LibraryEngine, double>};
+}
+
 template <class T>
 std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
-                                       Threading threading);
+                                       Threading threading) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  if constexpr (std::is_same_v<T, float>)
+    return library.make_float(kind, length, batch, planning, threading);
+  else
+    return library.make_double(kind, length, batch, planning, threading);
+}
 
 }  // namespace portasolve::fft::detail

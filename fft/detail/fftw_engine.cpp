@@ -26,83 +26,57 @@ std::mutex& planner_mutex() {
   return mutex;
 }
 
-// The two precisions' halves of FFTW's API, under one set of names.
+// The two precisions' halves of FFTW's API (fftw_... and fftwf_...), under
+// one set of names: Fftw<double> and Fftw<float>.
 template <class T>
 struct Fftw;
 
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static plan dft(int n, int batch, complex* in, complex* out, int sign, unsigned flags) {
-    return fftw_plan_many_dft(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, sign, flags);
-  }
-  static plan r2c(int n, int batch, double* in, complex* out, unsigned flags) {
-    return fftw_plan_many_dft_r2c(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, flags);
-  }
-  static plan c2r(int n, int batch, complex* in, double* out, unsigned flags) {
-    return fftw_plan_many_dft_c2r(1, &n, batch, in, nullptr, 1, n / 2 + 1, out, nullptr, 1, n, flags);
-  }
-  static plan r2r(int n, int batch, double* in, double* out, fftw_r2r_kind kind, unsigned flags) {
-    return fftw_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, &kind, flags);
-  }
-  static void run_dft(plan p, void* in, void* out) {
-    fftw_execute_dft(p, static_cast<complex*>(in), static_cast<complex*>(out));
-  }
-  static void run_r2c(plan p, void* in, void* out) {
-    fftw_execute_dft_r2c(p, static_cast<double*>(in), static_cast<complex*>(out));
-  }
-  static void run_c2r(plan p, void* in, void* out) {
-    fftw_execute_dft_c2r(p, static_cast<complex*>(in), static_cast<double*>(out));
-  }
-  static void run_r2r(plan p, void* in, void* out) {
-    fftw_execute_r2r(p, static_cast<double*>(in), static_cast<double*>(out));
-  }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-  static void* allocate(std::size_t bytes) { return fftw_malloc(bytes); }
-  static void release(void* p) { fftw_free(p); }
-#if defined(PORTASOLVE_FFTW_THREADS)
-  static void init_threads() { fftw_init_threads(); }
-  static void plan_with_threads(int threads) { fftw_plan_with_nthreads(threads); }
-#endif
-};
+// Runs plan p by FFTW's new-array call `execute`, on arrays of its types.
+template <class Plan, class In, class Out>
+void execute(void (*call)(Plan, In*, Out*), Plan p, void* in, void* out) {
+  call(p, static_cast<In*>(in), static_cast<Out*>(out));
+}
 
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static plan dft(int n, int batch, complex* in, complex* out, int sign, unsigned flags) {
-    return fftwf_plan_many_dft(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, sign, flags);
-  }
-  static plan r2c(int n, int batch, float* in, complex* out, unsigned flags) {
-    return fftwf_plan_many_dft_r2c(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, flags);
-  }
-  static plan c2r(int n, int batch, complex* in, float* out, unsigned flags) {
-    return fftwf_plan_many_dft_c2r(1, &n, batch, in, nullptr, 1, n / 2 + 1, out, nullptr, 1, n, flags);
-  }
-  static plan r2r(int n, int batch, float* in, float* out, fftwf_r2r_kind kind, unsigned flags) {
-    return fftwf_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, &kind, flags);
-  }
-  static void run_dft(plan p, void* in, void* out) {
-    fftwf_execute_dft(p, static_cast<complex*>(in), static_cast<complex*>(out));
-  }
-  static void run_r2c(plan p, void* in, void* out) {
-    fftwf_execute_dft_r2c(p, static_cast<float*>(in), static_cast<complex*>(out));
-  }
-  static void run_c2r(plan p, void* in, void* out) {
-    fftwf_execute_dft_c2r(p, static_cast<complex*>(in), static_cast<float*>(out));
-  }
-  static void run_r2r(plan p, void* in, void* out) {
-    fftwf_execute_r2r(p, static_cast<float*>(in), static_cast<float*>(out));
-  }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-  static void* allocate(std::size_t bytes) { return fftwf_malloc(bytes); }
-  static void release(void* p) { fftwf_free(p); }
 #if defined(PORTASOLVE_FFTW_THREADS)
-  static void init_threads() { fftwf_init_threads(); }
-  static void plan_with_threads(int threads) { fftwf_plan_with_nthreads(threads); }
+#define PORTASOLVE_FFTW_THREAD_CALLS(P)              \
+  static void init_threads() { P##_init_threads(); } \
+  static void plan_with_threads(int threads) { P##_plan_with_nthreads(threads); }
+#else
+#define PORTASOLVE_FFTW_THREAD_CALLS(P)
 #endif
-};
+
+// P is the precision's prefix (fftw in double, fftwf in float), R its real type.
+#define PORTASOLVE_FFTW_API(P, R)                                                                       \
+  template <>                                                                                           \
+  struct Fftw<R> {                                                                                      \
+    using plan = P##_plan;                                                                              \
+    using complex = P##_complex;                                                                        \
+    static plan dft(int n, int batch, complex* in, complex* out, int sign, unsigned flags) {            \
+      return P##_plan_many_dft(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, sign, flags);       \
+    }                                                                                                   \
+    static plan r2c(int n, int batch, R* in, complex* out, unsigned flags) {                            \
+      return P##_plan_many_dft_r2c(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n / 2 + 1, flags); \
+    }                                                                                                   \
+    static plan c2r(int n, int batch, complex* in, R* out, unsigned flags) {                            \
+      return P##_plan_many_dft_c2r(1, &n, batch, in, nullptr, 1, n / 2 + 1, out, nullptr, 1, n, flags); \
+    }                                                                                                   \
+    static plan r2r(int n, int batch, R* in, R* out, P##_r2r_kind kind, unsigned flags) {               \
+      return P##_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, out, nullptr, 1, n, &kind, flags);      \
+    }                                                                                                   \
+    static void run_dft(plan p, void* in, void* out) { execute(P##_execute_dft, p, in, out); }          \
+    static void run_r2c(plan p, void* in, void* out) { execute(P##_execute_dft_r2c, p, in, out); }      \
+    static void run_c2r(plan p, void* in, void* out) { execute(P##_execute_dft_c2r, p, in, out); }      \
+    static void run_r2r(plan p, void* in, void* out) { execute(P##_execute_r2r, p, in, out); }          \
+    static void destroy(plan p) { P##_destroy_plan(p); }                                                \
+    static void* allocate(std::size_t bytes) { return P##_malloc(bytes); }                              \
+    static void release(void* p) { P##_free(p); }                                                       \
+    PORTASOLVE_FFTW_THREAD_CALLS(P)                                                                     \
+  };
+
+PORTASOLVE_FFTW_API(fftw, double)
+PORTASOLVE_FFTW_API(fftwf, float)
+#undef PORTASOLVE_FFTW_API
+#undef PORTASOLVE_FFTW_THREAD_CALLS
 
 // Arrays the planner may write while measuring (the caller's data never is).
 template <class T>
@@ -141,10 +115,9 @@ class FftwEngine final : public Engine<T> {
     use_threads(threading);
     switch (kind) {
       case Kind::complex_forward:
-        plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_FORWARD, flags);
-        break;
       case Kind::complex_backward:
-        plan_ = Fftw<T>::dft(n, count, in_complex, out_complex, FFTW_BACKWARD, flags);
+        plan_ = Fftw<T>::dft(n, count, in_complex, out_complex,
+                             kind == Kind::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
         break;
       case Kind::real_forward:
         plan_ = Fftw<T>::r2c(n, count, in_real, out_complex, flags);
@@ -153,10 +126,8 @@ class FftwEngine final : public Engine<T> {
         plan_ = Fftw<T>::c2r(n, count, in_complex, out_real, flags);
         break;
       case Kind::dst1:
-        plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_RODFT00, flags);
-        break;
       case Kind::dct1:
-        plan_ = Fftw<T>::r2r(n, count, in_real, out_real, FFTW_REDFT00, flags);
+        plan_ = Fftw<T>::r2r(n, count, in_real, out_real, kind == Kind::dst1 ? FFTW_RODFT00 : FFTW_REDFT00, flags);
         break;
     }
     if (!plan_)
@@ -208,17 +179,6 @@ class FftwEngine final : public Engine<T> {
 
 }  // namespace
 
-template <class T>
-std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
-                                       Threading threading) {
-  return std::make_unique<FftwEngine<T>>(kind, length, batch, planning, threading);
-}
-
-template std::unique_ptr<Engine<float>> make_engine<float>(Kind, std::int64_t, std::int64_t, Planning, Threading);
-template std::unique_ptr<Engine<double>> make_engine<double>(Kind, std::int64_t, std::int64_t, Planning, Threading);
+const Library library = library_of<FftwEngine>("FFTW3");
 
 }  // namespace portasolve::fft::detail
-
-namespace portasolve::fft {
-const char* library_name() { return "FFTW3"; }
-}  // namespace portasolve::fft
