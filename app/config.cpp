@@ -15,25 +15,12 @@ namespace portasolve::config {
 namespace {
 
 const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::Boolean:
-      return "true or false";
-    case Kind::Integer:
-      return "an integer";
-    case Kind::Real:
-      return "a number";
-    case Kind::String:
-      return "a string";
-    case Kind::Choice:
-      return "one of";
-    case Kind::RealList:
-      return "a list of numbers";
-    case Kind::IntegerList:
-      return "a list of integers";
-    case Kind::ChoiceList:
-      return "a list, each one of";
-  }
-  return "?";
+  // In Kind's order.
+  static const char* const names[] = {
+      "true or false", "an integer",        "a number",           "a string",
+      "one of",        "a list of numbers", "a list of integers", "a list, each one of"};
+  static_assert(std::size(names) == static_cast<std::size_t>(Kind::ChoiceList) + 1);
+  return names[static_cast<std::size_t>(kind)];
 }
 
 std::string format_bound(double value) {

@@ -32,30 +32,29 @@ void Handle::reset() {
 
 void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
-template <>
-hid_t native_type<float>() {
-  return H5T_NATIVE_FLOAT;
+template <class T>
+hid_t native_type() {
+  if constexpr (std::is_same_v<T, float>)
+    return H5T_NATIVE_FLOAT;
+  else if constexpr (std::is_same_v<T, double>)
+    return H5T_NATIVE_DOUBLE;
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return H5T_NATIVE_UINT8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return H5T_NATIVE_UINT16;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return H5T_NATIVE_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return H5T_NATIVE_INT64;
+  else
+    static_assert(!std::is_same_v<T, T>, "no HDF5 type for this type");
 }
-template <>
-hid_t native_type<double>() {
-  return H5T_NATIVE_DOUBLE;
-}
-template <>
-hid_t native_type<std::uint8_t>() {
-  return H5T_NATIVE_UINT8;
-}
-template <>
-hid_t native_type<std::uint16_t>() {
-  return H5T_NATIVE_UINT16;
-}
-template <>
-hid_t native_type<std::int32_t>() {
-  return H5T_NATIVE_INT32;
-}
-template <>
-hid_t native_type<std::int64_t>() {
-  return H5T_NATIVE_INT64;
-}
+template hid_t native_type<float>();
+template hid_t native_type<double>();
+template hid_t native_type<std::uint8_t>();
+template hid_t native_type<std::uint16_t>();
+template hid_t native_type<std::int32_t>();
+template hid_t native_type<std::int64_t>();
 
 namespace {
 

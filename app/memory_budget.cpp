@@ -73,6 +73,28 @@ std::string between(const std::string& text, const std::string& before, const st
   return end == std::string::npos ? std::string() : text.substr(from, end - from);
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+constexpr const char* device_memory_call = "cudaMemGetInfo";
+#elif defined(KOKKOS_ENABLE_HIP)
+constexpr const char* device_memory_call = "hipMemGetInfo";
+#endif
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+// The device's free bytes by device_memory_call; false where it fails (its
+// error cleared: the caller falls back to the host's figure).
+bool device_free_bytes(std::size_t& free_bytes) {
+  std::size_t total_bytes = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return true;
+  cudaGetLastError();
+#else
+  if (hipMemGetInfo(&free_bytes, &total_bytes) == hipSuccess) return true;
+  (void)hipGetLastError();
+#endif
+  return false;
+}
+#endif
+
 }  // namespace
 
 MemoryCapacity memory_capacity(bool ask_device) {
@@ -100,25 +122,12 @@ MemoryCapacity memory_capacity(bool ask_device) {
     capacity.device_source = "not asked yet";
     return capacity;
   }
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+  if (std::size_t free_bytes = 0; device_free_bytes(free_bytes)) {
     capacity.device_is_host = false;
     capacity.device_bytes = static_cast<double>(free_bytes);
-    capacity.device_source = "cudaMemGetInfo";
+    capacity.device_source = device_memory_call;
     return capacity;
   }
-  cudaGetLastError();  // clear it; fall back to the host's figure below
-#elif defined(KOKKOS_ENABLE_HIP)
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (hipMemGetInfo(&free_bytes, &total_bytes) == hipSuccess) {
-    capacity.device_is_host = false;
-    capacity.device_bytes = static_cast<double>(free_bytes);
-    capacity.device_source = "hipMemGetInfo";
-    return capacity;
-  }
-  (void)hipGetLastError();
 #endif
   capacity.device_is_host = true;
   capacity.device_bytes = capacity.host_bytes;

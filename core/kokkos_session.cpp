@@ -10,6 +10,7 @@
 #endif
 #include <ostream>
 #include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "core/kokkos_compat.hpp"
@@ -90,6 +91,15 @@ std::string enabled_backends() {
   return names;
 }
 
+// "NAME (ARCH, N UNITS, M MiB)" from a vendor runtime's device properties.
+template <class Properties>
+std::string describe_device(const Properties& prop, const std::string& arch, const char* units) {
+  std::ostringstream out;
+  out << prop.name << " (" << arch << ", " << prop.multiProcessorCount << " " << units << ", "
+      << (prop.totalGlobalMem >> 20) << " MiB)";
+  return out.str();
+}
+
 // Through the vendor runtime rather than Kokkos' accessors, which moved
 // between Kokkos versions.
 std::string device_name() {
@@ -98,19 +108,13 @@ std::string device_name() {
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
     return "unknown CUDA device";
-  std::ostringstream out;
-  out << prop.name << " (sm_" << prop.major << prop.minor << ", " << prop.multiProcessorCount << " SMs, "
-      << (prop.totalGlobalMem >> 20) << " MiB)";
-  return out.str();
+  return describe_device(prop, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor), "SMs");
 #elif defined(KOKKOS_ENABLE_HIP)
   int device = 0;
   hipDeviceProp_t prop{};
   if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&prop, device) != hipSuccess)
     return "unknown HIP device";
-  std::ostringstream out;
-  out << prop.name << " (" << prop.gcnArchName << ", " << prop.multiProcessorCount << " CUs, "
-      << (prop.totalGlobalMem >> 20) << " MiB)";
-  return out.str();
+  return describe_device(prop, prop.gcnArchName, "CUs");
 #else
   return cpu_model();
 #endif

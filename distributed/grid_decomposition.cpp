@@ -63,21 +63,23 @@ GridDecomposition::~GridDecomposition() {
   if (cart_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&cart_);
 }
 
-Span GridDecomposition::rows_owned_by(int rank) const {
+namespace {
+
+// The interior points (all but the first and last of `points`) along
+// dimension `dim` (0 rows, 1 columns) that `rank` of `cart` owns.
+Span interior_owned_by(MPI_Comm cart, int rank, int dim, std::int64_t points, int parts) {
   int coords[2];
-  MPI_Cart_coords(cart_, rank, 2, coords);
-  Span span = block_span(rows_ - 2, dims_[0], coords[0]);
+  MPI_Cart_coords(cart, rank, 2, coords);
+  Span span = block_span(points - 2, parts, coords[dim]);
   span.first += 1;
   return span;
 }
 
-Span GridDecomposition::cols_owned_by(int rank) const {
-  int coords[2];
-  MPI_Cart_coords(cart_, rank, 2, coords);
-  Span span = block_span(cols_ - 2, dims_[1], coords[1]);
-  span.first += 1;
-  return span;
-}
+}  // namespace
+
+Span GridDecomposition::rows_owned_by(int rank) const { return interior_owned_by(cart_, rank, 0, rows_, dims_[0]); }
+
+Span GridDecomposition::cols_owned_by(int rank) const { return interior_owned_by(cart_, rank, 1, cols_, dims_[1]); }
 
 std::vector<double> GridDecomposition::local_block(const double* global, int halo) const {
   const std::int64_t local_rows = rows_owned_.count + 2 * halo, local_cols = cols_owned_.count + 2 * halo;

@@ -63,21 +63,15 @@ bool device_memory_aware() {
 }
 
 std::string halo_transport_name(HaloTransport transport) {
-  switch (transport) {
-    case HaloTransport::host_memory:
-      return "host memory (no device)";
-    case HaloTransport::device_aware_mpi:
-      return "device-aware MPI";
-    case HaloTransport::peer_copies:
-      return "device to device (CUDA IPC)";
-    case HaloTransport::peer_and_staged:
-      return "device to device within a node (CUDA IPC), staged between nodes";
-    case HaloTransport::no_neighbours:
-      return "none (no neighbours)";
-    case HaloTransport::staged:
-      break;
-  }
-  return "staged through host buffers";
+  // In HaloTransport's order.
+  static const char* const names[] = {"host memory (no device)",
+                                      "staged through host buffers",
+                                      "device-aware MPI",
+                                      "device to device (CUDA IPC)",
+                                      "device to device within a node (CUDA IPC), staged between nodes",
+                                      "none (no neighbours)"};
+  static_assert(std::size(names) == static_cast<std::size_t>(HaloTransport::no_neighbours) + 1);
+  return names[static_cast<std::size_t>(transport)];
 }
 
 std::vector<std::string> all_gather_strings(const std::string& mine, MPI_Comm comm) {
