@@ -244,47 +244,45 @@ Array<double> lombscargle_fap(const Array<double>& power, const Array<double>& t
   return result;
 }
 
+// NAME_float64 and NAME_float32, the two precisions of one function, with
+// one docstring and argument list.
+template <class Double, class Float, class... Extra>
+void def_precisions(py::module_& module, const std::string& name, Double* in_double, Float* in_float,
+                    const Extra&... extra) {
+  module.def((name + "_float64").c_str(), in_double, extra...);
+  module.def((name + "_float32").c_str(), in_float, extra...);
+}
+
 }  // namespace
 
 void bind_lombscargle(py::module_& module) {
-  const char* doc =
+  def_precisions(
+      module, "lombscargle_classic", &lombscargle_classic<double>, &lombscargle_classic<float>,
       "lombscargle_classic(x, y, freqs, precenter, normalize, algorithm, uniform, weights, floating_mean) -> "
-      "power[1, M]: SciPy's periodogram at angular frequencies (float64 1-D inputs, C-contiguous; weights empty: "
-      "none).";
-  module.def("lombscargle_classic_float64", &lombscargle_classic<double>, doc, py::arg("x"), py::arg("y"),
-             py::arg("freqs"), py::arg("precenter"), py::arg("normalize"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("weights") = Array<double>(0), py::arg("floating_mean") = false);
-  module.def("lombscargle_classic_float32", &lombscargle_classic<float>, doc, py::arg("x"), py::arg("y"),
-             py::arg("freqs"), py::arg("precenter"), py::arg("normalize"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("weights") = Array<double>(0), py::arg("floating_mean") = false);
-
-  const char* generalized_doc =
+      "power[1, M]: SciPy's periodogram at angular frequencies (float64 1-D inputs, C-contiguous; weights "
+      "empty: none).",
+      py::arg("x"), py::arg("y"), py::arg("freqs"), py::arg("precenter"), py::arg("normalize"),
+      py::arg("algorithm") = "auto", py::arg("uniform") = false, py::arg("weights") = Array<double>(0),
+      py::arg("floating_mean") = false);
+  def_precisions(
+      module, "lombscargle_generalized", &lombscargle_generalized<double>, &lombscargle_generalized<float>,
       "lombscargle_generalized(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, algorithm, "
       "uniform, nufft_tolerance, nterms) -> power[series, M]: astropy's periodogram at ordinary frequencies of the "
       "series laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], offsets[s + 1]); "
-      "nterms > 1: astropy's multi-term model (method chi2), direct algorithm.";
-  module.def("lombscargle_generalized_float64", &lombscargle_generalized<double>, generalized_doc, py::arg("t"),
-             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
-             py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
-  module.def("lombscargle_generalized_float32", &lombscargle_generalized<float>, generalized_doc, py::arg("t"),
-             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
-             py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
-             py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
+      "nterms > 1: astropy's multi-term model (method chi2), direct algorithm.",
+      py::arg("t"), py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+      py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto", py::arg("uniform") = false,
+      py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
   module.attr("lombscargle_max_nterms") = ls::max_nterms;
-  const char* bootstrap_doc =
+  def_precisions(
+      module, "lombscargle_bootstrap_maxima", &lombscargle_bootstrap_maxima<double>,
+      &lombscargle_bootstrap_maxima<float>,
       "lombscargle_bootstrap_maxima(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, uniform, "
       "resamples, seed) -> maxima[series, resamples]: the highest power of each periodogram of the series resampled "
       "with replacement (y and dy together, t kept; astropy's bootstrap), each row sorted; the draws depend on seed "
-      "and the series' index only.";
-  module.def("lombscargle_bootstrap_maxima_float64", &lombscargle_bootstrap_maxima<double>, bootstrap_doc, py::arg("t"),
-             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
-             py::arg("center_data"), py::arg("normalization"), py::arg("uniform"), py::arg("resamples"),
-             py::arg("seed"));
-  module.def("lombscargle_bootstrap_maxima_float32", &lombscargle_bootstrap_maxima<float>, bootstrap_doc, py::arg("t"),
-             py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
-             py::arg("center_data"), py::arg("normalization"), py::arg("uniform"), py::arg("resamples"),
-             py::arg("seed"));
+      "and the series' index only.",
+      py::arg("t"), py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
+      py::arg("center_data"), py::arg("normalization"), py::arg("uniform"), py::arg("resamples"), py::arg("seed"));
   module.def("lombscargle_fap", &lombscargle_fap,
              "lombscargle_fap(power, t, dy, maximum_frequency, method) -> fap: the false-alarm probability of each "
              "standard-normalized peak height of one series (method 'baluev', 'davies' or 'naive'; dy empty: none).",

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -20,17 +21,30 @@ namespace {
 
 namespace lz = portasolve::lorenz05;
 
+// visit(key, field) for each field of the parameters and its key in the
+// parameters dict, in the dict's order.
+template <class Parameters, class Visit>
+void for_each_parameter(Parameters& p, Visit&& visit) {
+  visit("model", p.model);
+  visit("model_size", p.model_size);
+  visit("forcing", p.forcing);
+  visit("delta_t", p.delta_t);
+  visit("space_time_scale", p.space_time_scale);
+  visit("coupling", p.coupling);
+  visit("K", p.K);
+  visit("smooth_steps", p.smooth_steps);
+}
+
 py::dict parameters_dict(const lz::ModelParameters& p) {
   py::dict d;
-  d["model"] = p.model;
-  d["model_size"] = p.model_size;
-  d["forcing"] = p.forcing;
-  d["delta_t"] = p.delta_t;
-  d["space_time_scale"] = p.space_time_scale;
-  d["coupling"] = p.coupling;
-  d["K"] = p.K;
-  d["smooth_steps"] = p.smooth_steps;
+  for_each_parameter(p, [&](const char* key, const auto& field) { d[key] = field; });
   return d;
+}
+
+lz::ModelParameters parameters_from_dict(const py::dict& d) {
+  lz::ModelParameters p;
+  for_each_parameter(p, [&](const char* key, auto& field) { field = d[key].cast<std::decay_t<decltype(field)>>(); });
+  return p;
 }
 
 // DART's model III defaults (coupling 2.5, the paper's), Lorenz 96 for model
@@ -50,15 +64,7 @@ class DeviceEnsemble {
 
   DeviceEnsemble(const py::dict& parameters, const std::string& layout, const Array<T>& state) {
     ensure_kokkos();
-    lz::ModelParameters p;
-    p.model = parameters["model"].cast<int>();
-    p.model_size = parameters["model_size"].cast<int>();
-    p.forcing = parameters["forcing"].cast<double>();
-    p.delta_t = parameters["delta_t"].cast<double>();
-    p.space_time_scale = parameters["space_time_scale"].cast<double>();
-    p.coupling = parameters["coupling"].cast<double>();
-    p.K = parameters["K"].cast<int>();
-    p.smooth_steps = parameters["smooth_steps"].cast<int>();
+    const lz::ModelParameters p = parameters_from_dict(parameters);
     lz::check(p);
     const HostArray2D<const T> host = read_view(state, "state");
     if (host.extent(0) < 1) throw py::value_error("state must hold at least one member (row)");
