@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/math.hpp"
 #include "drivers/experiment.hpp"
+#include "drivers/option_table.hpp"
 #include "solvers/lombscargle/fap.hpp"
 
 namespace portasolve::drivers {
@@ -204,34 +205,46 @@ AutomaticLimits automatic_limits(const config::Config& config) {
 
 namespace lombscargle_detail {
 
-const OptionKeys& lombscargle_option_keys() {
-  static const OptionKeys keys{{"floating_mean", "lombscargle.floating_mean"},
-                               {"nterms", "lombscargle.nterms"},
-                               {"algorithm", "lombscargle.algorithm"}};
-  return keys;
-}
+namespace {
 
-ls::Options options_from(const config::Config& config) {
-  ls::Options options;
-  options.form = ls::form_from_name(config.string("lombscargle.form"));
-  options.precenter = config.boolean("lombscargle.precenter");
-  options.normalize = config.boolean("lombscargle.normalize");
-  options.floating_mean = config.boolean("lombscargle.floating_mean");
+// nterms, after the classic keys and nterms are checked against the rest.
+void read_nterms(const config::Config& config, const std::string& key, ls::Options& options) {
   check_classic_keys(config);
   check_nterms(config);
-  options.nterms = static_cast<int>(config.integer("lombscargle.nterms"));
-  options.center_data = config.boolean("lombscargle.center_data");
-  options.fit_mean = config.boolean("lombscargle.fit_mean");
-  options.normalization = ls::normalization_from_name(config.string("lombscargle.normalization"));
-  options.algorithm = ls::algorithm_from_name(config.string("lombscargle.algorithm"));
-  options.nufft_tolerance = config.real("lombscargle.nufft_tolerance");
-  options.nufft_grid_limit = config.integer("lombscargle.nufft_grid_limit");
-  if (!ls::valid_nufft_grid_limit(options.nufft_grid_limit))
-    throw ConfigError(config.where("lombscargle.nufft_grid_limit"), "lombscargle.nufft_grid_limit",
-                      std::to_string(options.nufft_grid_limit) + " is not a power of two >= 64",
-                      "0 or a power of two >= 64");
-  return options;
+  options.nterms = static_cast<int>(config.integer(key));
 }
+
+void read_nufft_grid_limit(const config::Config& config, const std::string& key, ls::Options& options) {
+  options.nufft_grid_limit = config.integer(key);
+  if (!ls::valid_nufft_grid_limit(options.nufft_grid_limit))
+    throw ConfigError(config.where(key), key, std::to_string(options.nufft_grid_limit) + " is not a power of two >= 64",
+                      "0 or a power of two >= 64");
+}
+
+// Every Options field: the config key that sets it (the key an OptionError
+// naming the field points at) and how it is read.
+const OptionTable<ls::Options>& lombscargle_option_table() {
+  using O = ls::Options;
+  static const OptionTable<O> table{"lombscargle.",
+                                    {{"form", choice(ls::form_from_name, &O::form)},
+                                     {"precenter", value(&O::precenter)},
+                                     {"normalize", value(&O::normalize)},
+                                     {"floating_mean", value(&O::floating_mean)},
+                                     {"nterms", read_nterms},
+                                     {"center_data", value(&O::center_data)},
+                                     {"fit_mean", value(&O::fit_mean)},
+                                     {"normalization", choice(ls::normalization_from_name, &O::normalization)},
+                                     {"algorithm", choice(ls::algorithm_from_name, &O::algorithm)},
+                                     {"nufft_tolerance", value(&O::nufft_tolerance)},
+                                     {"nufft_grid_limit", read_nufft_grid_limit}}};
+  return table;
+}
+
+}  // namespace
+
+const OptionKeys& lombscargle_option_keys() { return lombscargle_option_table().keys(); }
+
+ls::Options options_from(const config::Config& config) { return lombscargle_option_table().read(config); }
 
 std::string lombscargle_advice() {
   return "fewer frequencies (frequency.count, frequency.values; auto grids: frequency.maximum, "

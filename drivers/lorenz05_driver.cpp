@@ -17,6 +17,7 @@
 #include "core/timer.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/option_table.hpp"
 #include "drivers/rank_blocks.hpp"
 #include "drivers/repeat_loop.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
@@ -57,33 +58,29 @@ void add_lorenz05_schema(config::Schema& schema) {
 
 namespace {
 
-lz::ModelParameters model_parameters(const config::Config& config) {
-  lz::ModelParameters p;
-  p.model = static_cast<int>(config.integer("lorenz05.model"));
-  p.model_size = static_cast<int>(config.integer("lorenz05.model_size"));
-  p.forcing = config.real("lorenz05.forcing");
-  p.delta_t = config.real("lorenz05.delta_t");
-  p.space_time_scale = config.real("lorenz05.space_time_scale");
-  p.coupling = config.real("lorenz05.coupling");
-  p.K = static_cast<int>(config.integer("lorenz05.K"));
-  p.smooth_steps = static_cast<int>(config.integer("lorenz05.smooth_steps"));
-  return p;
+// Every ModelParameters field (and the layout, read elsewhere): the config
+// key that sets it (the key an OptionError naming it points at) and how it
+// is read.
+const OptionTable<lz::ModelParameters>& model_option_table() {
+  using P = lz::ModelParameters;
+  static const OptionTable<P> table{"lorenz05.",
+                                    {
+                                        {"model", value(&P::model)},
+                                        {"model_size", value(&P::model_size)},
+                                        {"forcing", value(&P::forcing)},
+                                        {"delta_t", value(&P::delta_t)},
+                                        {"space_time_scale", value(&P::space_time_scale)},
+                                        {"coupling", value(&P::coupling)},
+                                        {"K", value(&P::K)},
+                                        {"smooth_steps", value(&P::smooth_steps)},
+                                        {"layout", {}},
+                                    }};
+  return table;
 }
 
-// The config key of every ModelParameters field (and the layout) a solver may
-// name in an OptionError.
-const OptionKeys& model_option_keys() {
-  static const OptionKeys keys{{"model", "lorenz05.model"},
-                               {"model_size", "lorenz05.model_size"},
-                               {"forcing", "lorenz05.forcing"},
-                               {"delta_t", "lorenz05.delta_t"},
-                               {"space_time_scale", "lorenz05.space_time_scale"},
-                               {"coupling", "lorenz05.coupling"},
-                               {"K", "lorenz05.K"},
-                               {"smooth_steps", "lorenz05.smooth_steps"},
-                               {"layout", "lorenz05.layout"}};
-  return keys;
-}
+lz::ModelParameters model_parameters(const config::Config& config) { return model_option_table().read(config); }
+
+const OptionKeys& model_option_keys() { return model_option_table().keys(); }
 
 template <class T>
 lz::Ensemble<T> make_ensemble(const config::Config& config, const lz::ModelParameters& p, lz::Layout layout) {

@@ -19,6 +19,7 @@
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/option_table.hpp"
 #include "drivers/repeat_loop.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
@@ -115,57 +116,43 @@ namespace {
 
 namespace ps = poisson;
 
-// The config key of every SolverOptions field a solver may name in an OptionError.
-const OptionKeys& solver_option_keys() {
-  static const OptionKeys keys{{"method", "poisson.solver"},
-                               {"boundary", "poisson.boundary"},
-                               {"max_iterations", "poisson.max_iterations"},
-                               {"tolerance", "poisson.tolerance"},
-                               {"check_every", "poisson.check_every"},
-                               {"omega", "poisson.omega"},
-                               {"sweeps_per_launch", "poisson.blocked.sweeps_per_launch"},
-                               {"blocked_kernel", "poisson.blocked.kernel"},
-                               {"tile_rows", "poisson.blocked.tile_rows"},
-                               {"tile_cols", "poisson.blocked.tile_cols"},
-                               {"team_rows", "poisson.blocked.team_rows"},
-                               {"cg_operator", "poisson.cg.operator"},
-                               {"cg_kernel", "poisson.cg.kernel"},
-                               {"cg_preconditioner", "poisson.cg.preconditioner"},
-                               {"multigrid.cycle", "poisson.multigrid.cycle"},
-                               {"multigrid.smoother", "poisson.multigrid.smoother"},
-                               {"multigrid.pre_sweeps", "poisson.multigrid.pre_sweeps"},
-                               {"multigrid.post_sweeps", "poisson.multigrid.post_sweeps"},
-                               {"multigrid.coarsest_size", "poisson.multigrid.coarsest"},
-                               {"multigrid.fmg", "poisson.multigrid.fmg"},
-                               {"multigrid.jacobi_omega", "poisson.multigrid.jacobi_omega"}};
-  return keys;
+// Every SolverOptions field: the config key that sets it (the key an
+// OptionError naming the field points at) and how it is read.
+const OptionTable<ps::SolverOptions>& solver_option_table() {
+  using O = ps::SolverOptions;
+  using M = ps::MultigridOptions;
+  static const OptionTable<O> table{
+      "poisson.",
+      {
+          {"method", "poisson.solver", choice(ps::method_from_name, &O::method)},
+          {"boundary", choice(ps::boundary_from_name, &O::boundary)},
+          {"max_iterations", value(&O::max_iterations)},
+          {"tolerance", value(&O::tolerance)},
+          {"check_every", value(&O::check_every)},
+          {"omega", value(&O::omega)},
+          {"sweeps_per_launch", "poisson.blocked.sweeps_per_launch", value(&O::sweeps_per_launch)},
+          {"blocked_kernel", "poisson.blocked.kernel", choice(ps::blocked_kernel_from_name, &O::blocked_kernel)},
+          {"tile_rows", "poisson.blocked.tile_rows", value(&O::tile_rows)},
+          {"tile_cols", "poisson.blocked.tile_cols", value(&O::tile_cols)},
+          {"team_rows", "poisson.blocked.team_rows", value(&O::team_rows)},
+          {"cg_operator", "poisson.cg.operator", choice(ps::cg_operator_from_name, &O::cg_operator)},
+          {"cg_kernel", "poisson.cg.kernel", choice(ps::cg_kernel_from_name, &O::cg_kernel)},
+          {"cg_preconditioner", "poisson.cg.preconditioner",
+           choice(ps::cg_preconditioner_from_name, &O::cg_preconditioner)},
+          {"multigrid.cycle", choice(ps::multigrid_cycle_from_name, &O::multigrid, &M::cycle)},
+          {"multigrid.smoother", choice(ps::multigrid_smoother_from_name, &O::multigrid, &M::smoother)},
+          {"multigrid.pre_sweeps", value(&O::multigrid, &M::pre_sweeps)},
+          {"multigrid.post_sweeps", value(&O::multigrid, &M::post_sweeps)},
+          {"multigrid.coarsest_size", "poisson.multigrid.coarsest", value(&O::multigrid, &M::coarsest_size)},
+          {"multigrid.fmg", value(&O::multigrid, &M::fmg)},
+          {"multigrid.jacobi_omega", value(&O::multigrid, &M::jacobi_omega)},
+      }};
+  return table;
 }
 
-poisson::SolverOptions solver_options(const config::Config& config) {
-  ps::SolverOptions options;
-  options.method = ps::method_from_name(config.string("poisson.solver"));
-  options.boundary = ps::boundary_from_name(config.string("poisson.boundary"));
-  options.max_iterations = config.integer("poisson.max_iterations");
-  options.tolerance = config.real("poisson.tolerance");
-  options.check_every = config.integer("poisson.check_every");
-  options.omega = config.real("poisson.omega");
-  options.sweeps_per_launch = static_cast<int>(config.integer("poisson.blocked.sweeps_per_launch"));
-  options.blocked_kernel = ps::blocked_kernel_from_name(config.string("poisson.blocked.kernel"));
-  options.tile_rows = static_cast<int>(config.integer("poisson.blocked.tile_rows"));
-  options.tile_cols = static_cast<int>(config.integer("poisson.blocked.tile_cols"));
-  options.team_rows = static_cast<int>(config.integer("poisson.blocked.team_rows"));
-  options.cg_operator = ps::cg_operator_from_name(config.string("poisson.cg.operator"));
-  options.cg_kernel = ps::cg_kernel_from_name(config.string("poisson.cg.kernel"));
-  options.cg_preconditioner = ps::cg_preconditioner_from_name(config.string("poisson.cg.preconditioner"));
-  options.multigrid.cycle = ps::multigrid_cycle_from_name(config.string("poisson.multigrid.cycle"));
-  options.multigrid.smoother = ps::multigrid_smoother_from_name(config.string("poisson.multigrid.smoother"));
-  options.multigrid.pre_sweeps = static_cast<int>(config.integer("poisson.multigrid.pre_sweeps"));
-  options.multigrid.post_sweeps = static_cast<int>(config.integer("poisson.multigrid.post_sweeps"));
-  options.multigrid.coarsest_size = static_cast<int>(config.integer("poisson.multigrid.coarsest"));
-  options.multigrid.fmg = config.boolean("poisson.multigrid.fmg");
-  options.multigrid.jacobi_omega = config.real("poisson.multigrid.jacobi_omega");
-  return options;
-}
+const OptionKeys& solver_option_keys() { return solver_option_table().keys(); }
+
+poisson::SolverOptions solver_options(const config::Config& config) { return solver_option_table().read(config); }
 
 struct LoadedProblem {
   ps::Problem problem;

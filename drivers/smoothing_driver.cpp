@@ -20,6 +20,7 @@
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
+#include "drivers/option_table.hpp"
 #include "drivers/repeat_loop.hpp"
 #include "solvers/smoothing/smooth.hpp"
 #if PORTASOLVE_HAVE_MPI
@@ -83,60 +84,51 @@ void add_smoothing_schema(config::Schema& schema) {
 
 namespace {
 
-sm::SmoothingOptions smoothing_options(const config::Config& config) {
-  sm::SmoothingOptions options;
-  options.kernel = sm::kernel_from_name(config.string("smoothing.kernel"));
-  options.radius = static_cast<int>(config.integer("smoothing.radius"));
-  if (options.kernel == sm::KernelKind::weighted) {
-    if (!config.has("smoothing.weights"))
-      throw ConfigError(config.where("smoothing.kernel"), "smoothing.weights", "missing for kernel: weighted",
-                        "a square matrix with an odd side, e.g. [[1, 2, 1], [2, 4, 2], [1, 2, 1]]");
-    options.weights = config.reals("smoothing.weights");
-    const auto side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(options.weights.size()))));
-    if (static_cast<std::size_t>(side) * side != options.weights.size() || side % 2 == 0)
-      throw ConfigError(config.where("smoothing.weights"), "smoothing.weights",
-                        "has " + std::to_string(options.weights.size()) + " entries, not a square with an odd side",
-                        "a list of rows, 1x1, 3x3, 5x5, ...");
-    options.weights_size = side;
-  }
-  options.sigma = config.real("smoothing.sigma");
-  options.truncate = config.real("smoothing.truncate");
-  options.border = sm::border_from_name(config.string("smoothing.border"));
-  options.constant_value = config.real("smoothing.constant_value");
-  options.rounding = sm::rounding_from_name(config.string("smoothing.rounding"));
-  options.separable = sm::separable_from_name(config.string("smoothing.separable"));
-  options.separable_kernel = sm::separable_kernel_from_name(config.string("smoothing.separable_kernel"));
-  options.passes = config.integer("smoothing.passes");
-  options.passes_per_launch = static_cast<int>(config.integer("smoothing.passes_per_launch"));
-  options.fused_kernel = sm::fused_kernel_from_name(config.string("smoothing.fused_kernel"));
-  options.tile_rows = static_cast<int>(config.integer("smoothing.tile_rows"));
-  options.tile_cols = static_cast<int>(config.integer("smoothing.tile_cols"));
-  options.strip_rows = static_cast<int>(config.integer("smoothing.strip_rows"));
-  return options;
+// kernel: weighted: the weights, a square matrix with an odd side.
+void read_weights(const config::Config& config, const std::string& key, sm::SmoothingOptions& options) {
+  if (options.kernel != sm::KernelKind::weighted) return;
+  if (!config.has(key))
+    throw ConfigError(config.where("smoothing.kernel"), key, "missing for kernel: weighted",
+                      "a square matrix with an odd side, e.g. [[1, 2, 1], [2, 4, 2], [1, 2, 1]]");
+  options.weights = config.reals(key);
+  const auto side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(options.weights.size()))));
+  if (static_cast<std::size_t>(side) * side != options.weights.size() || side % 2 == 0)
+    throw ConfigError(config.where(key), key,
+                      "has " + std::to_string(options.weights.size()) + " entries, not a square with an odd side",
+                      "a list of rows, 1x1, 3x3, 5x5, ...");
+  options.weights_size = side;
 }
 
-// The config key of every SmoothingOptions field a solver may name in an OptionError.
-const OptionKeys& smoothing_option_keys() {
-  static const OptionKeys keys{
-      {"kernel", "smoothing.kernel"},
-      {"radius", "smoothing.radius"},
-      {"weights", "smoothing.weights"},
-      {"sigma", "smoothing.sigma"},
-      {"truncate", "smoothing.truncate"},
-      {"border", "smoothing.border"},
-      {"constant_value", "smoothing.constant_value"},
-      {"rounding", "smoothing.rounding"},
-      {"separable", "smoothing.separable"},
-      {"separable_kernel", "smoothing.separable_kernel"},
-      {"passes", "smoothing.passes"},
-      {"passes_per_launch", "smoothing.passes_per_launch"},
-      {"fused_kernel", "smoothing.fused_kernel"},
-      {"tile_rows", "smoothing.tile_rows"},
-      {"tile_cols", "smoothing.tile_cols"},
-      {"strip_rows", "smoothing.strip_rows"},
-  };
-  return keys;
+// Every SmoothingOptions field: the config key that sets it (the key an
+// OptionError naming the field points at) and how it is read.
+const OptionTable<sm::SmoothingOptions>& smoothing_option_table() {
+  using O = sm::SmoothingOptions;
+  static const OptionTable<O> table{
+      "smoothing.",
+      {
+          {"kernel", choice(sm::kernel_from_name, &O::kernel)},
+          {"radius", value(&O::radius)},
+          {"weights", read_weights},
+          {"sigma", value(&O::sigma)},
+          {"truncate", value(&O::truncate)},
+          {"border", choice(sm::border_from_name, &O::border)},
+          {"constant_value", value(&O::constant_value)},
+          {"rounding", choice(sm::rounding_from_name, &O::rounding)},
+          {"separable", choice(sm::separable_from_name, &O::separable)},
+          {"separable_kernel", choice(sm::separable_kernel_from_name, &O::separable_kernel)},
+          {"passes", value(&O::passes)},
+          {"passes_per_launch", value(&O::passes_per_launch)},
+          {"fused_kernel", choice(sm::fused_kernel_from_name, &O::fused_kernel)},
+          {"tile_rows", value(&O::tile_rows)},
+          {"tile_cols", value(&O::tile_cols)},
+          {"strip_rows", value(&O::strip_rows)},
+      }};
+  return table;
 }
+
+sm::SmoothingOptions smoothing_options(const config::Config& config) { return smoothing_option_table().read(config); }
+
+const OptionKeys& smoothing_option_keys() { return smoothing_option_table().keys(); }
 
 template <class Pixel>
 HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
