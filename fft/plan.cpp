@@ -15,7 +15,7 @@ const std::vector<std::string>& kind_names() {
 }
 std::string name_of(Kind kind) { return kind_names()[static_cast<std::size_t>(kind)]; }
 
-const char* library_name() { return detail::library.name; }
+const char* library_name() { return detail::library().name; }
 
 namespace {
 

@@ -206,6 +206,9 @@ class CufftEngine final : public Engine<T> {
 
 }  // namespace
 
-const Library library = library_of<CufftEngine>("cuFFT");
+const Library& library() {
+  static const Library engines = library_of<CufftEngine>("cuFFT");
+  return engines;
+}
 
 }  // namespace portasolve::fft::detail

@@ -33,7 +33,9 @@ struct Library {
 // The library of the backend Kokkos was built with: fftw_engine.cpp,
 // cufft_engine.cpp or no_library_engine.cpp defines it (fft/CMakeLists.txt
 // compiles one of them).
-extern const Library library;
+// (A function, not a constant: HIP's compiler would also place a constant
+// holding host function pointers on the device, where they do not link.)
+const Library& library();
 
 template <template <class> class LibraryEngine, class T>
 std::unique_ptr<Engine<T>> make_library_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
@@ -53,9 +55,9 @@ std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int6
                                        Threading threading) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
   if constexpr (std::is_same_v<T, float>)
-    return library.make_float(kind, length, batch, planning, threading);
+    return library().make_float(kind, length, batch, planning, threading);
   else
-    return library.make_double(kind, length, batch, planning, threading);
+    return library().make_double(kind, length, batch, planning, threading);
 }
 
 }  // namespace portasolve::fft::detail

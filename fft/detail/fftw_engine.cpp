@@ -179,6 +179,9 @@ class FftwEngine final : public Engine<T> {
 
 }  // namespace
 
-const Library library = library_of<FftwEngine>("FFTW3");
+const Library& library() {
+  static const Library engines = library_of<FftwEngine>("FFTW3");
+  return engines;
+}
 
 }  // namespace portasolve::fft::detail

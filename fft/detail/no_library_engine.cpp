@@ -22,6 +22,9 @@ class RefusedEngine final : public Engine<T> {
 
 }  // namespace
 
-const Library library = library_of<RefusedEngine>("");
+const Library& library() {
+  static const Library engines = library_of<RefusedEngine>("");
+  return engines;
+}
 
 }  // namespace portasolve::fft::detail
