@@ -1,9 +1,12 @@
 #include "distributed/mpi_session.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <numeric>
+#include <thread>
 
+#include "core/host_threads.hpp"
 #include "core/spaces.hpp"
 
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -43,6 +46,10 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   // Errors come back as codes we turn into exceptions, not as MPI's abort.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   ranks_ = rank_info(MPI_COMM_WORLD);
+  // The node's cores shared among its ranks for their host-side loops.
+  if (ranks_.local_size > 1)
+    set_host_threads(std::max<std::size_t>(
+        1, std::max(1u, std::thread::hardware_concurrency()) / static_cast<std::size_t>(ranks_.local_size)));
 }
 
 MpiSession::~MpiSession() {
