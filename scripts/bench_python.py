@@ -10,8 +10,12 @@ Same process, same arrays, timed back to back (median of --repeats runs after on
                on N = 1024 samples, M = 2^16 frequencies; errors of each against astropy's cython result
   ndimage      portasolve.ndimage.uniform_filter / gaussian_filter on a 4096^2 float32 image against
                scipy.ndimage's, and the largest difference
+  gpu          (CUDA build, CuPy) the same calls on CuPy arrays, used in place on the GPU, against cupyx.scipy
+               on the same arrays: the GTC case (N = 2^10, M = 2^20, angular, float32 and float64) against
+               cupyx.scipy.signal.lombscargle, uniform_filter / gaussian_filter on 16384^2 float32 against
+               cupyx.scipy.ndimage, and the per-call time on a tiny problem (NumPy and CuPy arrays)
 
-usage: PYTHONPATH=build/openmp/python python3 scripts/bench_python.py [--only overhead,astropy,ndimage]
+usage: PYTHONPATH=build/openmp/python python3 scripts/bench_python.py [--only overhead,astropy,ndimage,gpu]
        [--repeats 5]
 (on the CPU build set OMP_NUM_THREADS, OMP_PROC_BIND=spread OMP_PLACES=threads as for the other benchmarks)
 """
@@ -120,6 +124,65 @@ def ndimage_case(args):
     table(["call", "portasolve ms", "SciPy ms", "SciPy / portasolve", "max difference"], rows)
 
 
+def gpu_case(args):
+    import cupy
+    import cupyx.scipy.ndimage
+    import cupyx.scipy.signal
+
+    def synced(call):
+        def run():
+            call()
+            cupy.cuda.Device().synchronize()
+        return run
+
+    rng = np.random.default_rng(4)
+    rows = []
+    # The GTC talk's case (configs/lombscargle_gtc.yaml): N = 2^10 samples over 100 time units, 2^20 angular
+    # frequencies from 0.01 to 10.
+    n, m = 1024, 2 ** 20
+    x = np.sort(rng.uniform(0, 100, n))
+    y = np.sin(2 * np.pi * 0.25 * x) + rng.normal(0, 0.5, n)
+    w = np.linspace(0.01, 10.0, m)
+    for dtype in (np.float64, np.float32):
+        xd, yd, wd = (cupy.asarray(a.astype(dtype)) for a in (x, y, w))
+        theirs = synced(lambda: cupyx.scipy.signal.lombscargle(xd, yd, wd))
+        reference = cupy.asnumpy(cupyx.scipy.signal.lombscargle(*(cupy.asarray(a) for a in (x, y, w))))
+        theirs_s = median_seconds(theirs, args.repeats)
+        for algorithm in ("auto", "nufft", "direct"):
+            ours = synced(lambda: portasolve.signal.lombscargle(xd, yd, wd, algorithm=algorithm))
+            ours_s = median_seconds(ours, args.repeats)
+            power = cupy.asnumpy(portasolve.signal.lombscargle(xd, yd, wd, algorithm=algorithm))
+            error = float(np.max(np.abs(power - reference)) / np.max(reference))
+            rows.append([f"signal.lombscargle GTC {np.dtype(dtype).name}, {algorithm}", f"{ours_s * 1e3:.3f}",
+                         f"{theirs_s * 1e3:.3f} (cupyx)", f"{theirs_s / ours_s:.1f}", f"{error:.1e}"])
+    image = cupy.asarray(rng.random((16384, 16384)).astype(np.float32))
+    for name, ours, theirs in (
+            ("ndimage.uniform_filter 16384^2 float32, size 3", lambda: portasolve.ndimage.uniform_filter(image, 3),
+             lambda: cupyx.scipy.ndimage.uniform_filter(image, 3)),
+            ("ndimage.gaussian_filter 16384^2 float32, sigma 2",
+             lambda: portasolve.ndimage.gaussian_filter(image, 2.0),
+             lambda: cupyx.scipy.ndimage.gaussian_filter(image, 2.0))):
+        ours_s = median_seconds(synced(ours), args.repeats)
+        theirs_s = median_seconds(synced(theirs), args.repeats)
+        difference = float(cupy.max(cupy.abs(ours() - theirs())))
+        rows.append([name, f"{ours_s * 1e3:.3f}", f"{theirs_s * 1e3:.3f} (cupyx)", f"{theirs_s / ours_s:.1f}",
+                     f"{difference:.1e}"])
+    del image
+    xs = np.sort(rng.uniform(0, 100, 100))
+    ys = np.sin(0.7 * xs)
+    ws = np.linspace(0.01, 3, 1000)
+    xsd, ysd, wsd = (cupy.asarray(a) for a in (xs, ys, ws))
+    for label, arrays in (("NumPy", (xs, ys, ws)), ("CuPy", (xsd, ysd, wsd))):
+        ours_s = median_seconds(synced(lambda: portasolve.signal.lombscargle(*arrays)), args.repeats, inner=200)
+        theirs_s = median_seconds(synced(lambda: cupyx.scipy.signal.lombscargle(xsd, ysd, wsd)), args.repeats,
+                                  inner=200)
+        rows.append([f"signal.lombscargle N = 100, M = 1000, {label} arrays (per call)", f"{ours_s * 1e3:.3f}",
+                     f"{theirs_s * 1e3:.3f} (cupyx)", f"{theirs_s / ours_s:.1f}", "(tests)"])
+    print("CuPy arrays on the GPU against cupyx.scipy in the same run (median ms, after a warm-up)\n")
+    table(["call", "portasolve ms", "peer ms", "peer / portasolve", "max difference (LS: / peak, vs cupyx f64)"],
+          rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="overhead,astropy,ndimage")
@@ -127,7 +190,7 @@ def main():
     args = parser.parse_args()
     print("portasolve.info():\n\n```\n" + str(portasolve.info()).strip() + "\n```\n")
     sys.stdout.flush()
-    cases = {"overhead": overhead, "astropy": astropy_case, "ndimage": ndimage_case}
+    cases = {"overhead": overhead, "astropy": astropy_case, "ndimage": ndimage_case, "gpu": gpu_case}
     for name in args.only.split(","):
         cases[name](args)
         sys.stdout.flush()

@@ -38,5 +38,5 @@ class Info(dict):
 
 
 def info():
-    """Backend, device and versions (Kokkos, portasolve, HDF5) of this build, as a dict."""
+    """Backend, device and versions (Kokkos, portasolve) of this build, and whether it takes GPU arrays, as a dict."""
     return Info(_portasolve.info())

@@ -4,7 +4,7 @@ import numbers
 import numpy as np
 
 from . import _portasolve
-from ._arrays import image_array, suffix
+from ._arrays import array_module, image_array, suffix
 
 __all__ = ["correlate", "uniform_filter", "gaussian_filter"]
 
@@ -42,10 +42,15 @@ def _pair(value, name, kind):
     return [kind(v) for v in values]
 
 
+def _is_array(output):
+    """An array (NumPy or CuPy) rather than a dtype (np.float32 has .shape and .dtype too)."""
+    return not isinstance(output, (type, np.dtype, str)) and hasattr(output, "shape") and hasattr(output, "dtype")
+
+
 def _output_dtype(image, output):
     if output is None:
         return image.dtype
-    dtype = output.dtype if isinstance(output, np.ndarray) else np.dtype(output)
+    dtype = output.dtype if _is_array(output) else np.dtype(output)
     if dtype.type not in (np.float32, np.float64):
         raise TypeError(f"output must be float32 or float64, got {dtype}")
     return dtype
@@ -53,7 +58,9 @@ def _output_dtype(image, output):
 
 def _store(result, output):
     """SciPy's output rule: an array given as output receives the result and is returned."""
-    if isinstance(output, np.ndarray):
+    if _is_array(output):
+        if output is result:
+            return output
         if output.shape != result.shape:
             raise ValueError(f"output has shape {output.shape}, the image {result.shape}")
         output[...] = result
@@ -61,14 +68,28 @@ def _store(result, output):
     return result
 
 
-def _run(image, dtype, kernel, border, cval, passes, radius=0, sigma=1.0, truncate=4.0, weights=None):
+def _target(image, dtype, output):
+    """Where the solver writes: output itself when it is an array of the image's
+    kind, shape and dtype, C-contiguous (SciPy's output rule without a copy),
+    else a new array like the image (NumPy or CuPy)."""
+    xp = array_module(image)
+    if (_is_array(output) and array_module(output) is xp and output.shape == image.shape
+            and output.dtype == dtype and output.flags.c_contiguous and output is not image):
+        return output
+    return xp.empty(image.shape, dtype=dtype)
+
+
+def _run(image, dtype, kernel, border, cval, passes, radius=0, sigma=1.0, truncate=4.0, weights=None,
+         output=None):
     if int(passes) != passes or passes < 1:
         raise ValueError(f"passes must be an integer >= 1, got {passes!r}")
-    image = np.ascontiguousarray(image, dtype=dtype)
+    image = array_module(image).ascontiguousarray(image, dtype=dtype)
     weights = np.zeros((0, 0)) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     smooth = getattr(_portasolve, "smooth_" + suffix(dtype))
-    return smooth(image, kernel, int(radius), float(sigma), float(truncate), weights, border, float(cval),
-                  int(passes))
+    result = _target(image, dtype, output)
+    smooth(image, result, kernel, int(radius), float(sigma), float(truncate), weights, border, float(cval),
+           int(passes))
+    return result
 
 
 def _square(weights, origins=(0, 0)):
@@ -107,9 +128,10 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     origins = _origins(origin, sizes)
     dtype = _output_dtype(image, output)
     if sizes[0] == sizes[1] and sizes[0] % 2 == 1 and origins == [0, 0]:
-        result = _run(image, dtype, "box", border, cval, passes, radius=sizes[0] // 2)
+        result = _run(image, dtype, "box", border, cval, passes, radius=sizes[0] // 2, output=output)
     else:
-        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.ones(sizes), origins))
+        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.ones(sizes), origins),
+                      output=output)
     return _store(result, output)
 
 
@@ -145,10 +167,12 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
             raise ValueError(f"radius must be >= 0, got {radius!r}")
     dtype = _output_dtype(image, output)
     if sigmas[0] == sigmas[1] and radius is None and sigmas[0] > 1e-15 and radii[0] > 0:
-        result = _run(image, dtype, "gaussian", border, cval, passes, sigma=sigmas[0], truncate=truncate)
+        result = _run(image, dtype, "gaussian", border, cval, passes, sigma=sigmas[0], truncate=truncate,
+                      output=output)
     else:
         rows, cols = (_gaussian_taps(s, r) for s, r in zip(sigmas, radii))
-        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.outer(rows, cols)))
+        result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(np.outer(rows, cols)),
+                      output=output)
     return _store(result, output)
 
 
@@ -169,7 +193,7 @@ def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *
         raise ValueError("weights must be finite with a positive sum (a smoothing kernel)")
     origins = _origins(origin, weights.shape)
     dtype = _output_dtype(image, output)
-    result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(weights, origins))
+    result = _run(image, dtype, "weighted", border, cval, passes, weights=_square(weights, origins), output=output)
     # The solver's passes are weighted means (its weights normalised to sum 1).
     result *= result.dtype.type(weights.sum() ** passes)
     return _store(result, output)

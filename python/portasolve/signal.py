@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import _portasolve
-from ._arrays import float_array, suffix
+from ._arrays import array_module, float_array, host_copy, is_gpu_array, suffix
 
 __all__ = ["lombscargle"]
 
@@ -11,11 +11,31 @@ ALGORITHMS = ("auto", "direct", "tiled", "recurrence", "nufft")
 
 
 def _is_uniform(freqs):
-    """Whether freqs are evenly spaced and increasing to rounding (as np.linspace makes them)."""
-    if freqs.size < 3 or not freqs[-1] > freqs[0]:
+    """Whether freqs (NumPy or CuPy, float64) are evenly spaced and increasing to
+    rounding (as np.linspace makes them); a CuPy array is checked where it lies."""
+    xp = array_module(freqs)
+    first, last = (float(v) for v in freqs[[0, -1]]) if freqs.size else (0.0, 0.0)
+    if freqs.size < 3 or not last > first:
         return False
-    rebuilt = np.linspace(freqs[0], freqs[-1], freqs.size)
-    return bool(np.max(np.abs(freqs - rebuilt)) <= 4 * np.finfo(np.float64).eps * abs(freqs[-1]))
+    rebuilt = xp.linspace(first, last, freqs.size)
+    return bool(xp.max(xp.abs(freqs - rebuilt)) <= 4 * np.finfo(np.float64).eps * abs(last))
+
+
+def gpu_frequencies(freqs, name):
+    """A CuPy array of frequencies (1-D, finite) checked on the GPU: (values to
+    pass, uniform, count). Evenly spaced ones travel as their two ends and count,
+    others come to the host (the solver's explicit grids are built there)."""
+    xp = array_module(freqs)
+    if freqs.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {freqs.shape}")
+    if freqs.size == 0:
+        raise ValueError(f"{name} is empty")
+    if freqs.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a real numeric array, got dtype {freqs.dtype}")
+    values = xp.ascontiguousarray(freqs, dtype=xp.float64)
+    if _is_uniform(values):
+        return np.array([float(values[0]), float(values[-1])]), True, int(values.size)
+    return xp.asnumpy(values), False, 0
 
 
 NORMALIZE = {False: False, True: True, "power": False, "normalize": True}
@@ -42,12 +62,27 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
     without them). normalize="amplitude" (SciPy 1.15's complex amplitudes) is
     not supported.
 
+    CuPy arrays (CUDA builds): the power is computed into a CuPy array on
+    the GPU; x and y come to the host (N values), evenly spaced freqs are
+    checked on the GPU and pass as their ends, others come to the host.
+
     algorithm (portasolve's, keyword only): "auto" runs evenly spaced
     frequencies (np.linspace) through the angle-addition recurrence and any
     others through the direct kernel, both to SciPy's results within 1e-10;
     "direct", "tiled", "recurrence" and "nufft" (evenly spaced only; an
     approximation to 1e-12 of the sums' scale) choose one.
     """
+    on_gpu = any(is_gpu_array(a) for a in (x, y, freqs))
+    if on_gpu:  # the result is a CuPy array; x and y (N values) are read on the host
+        xp = array_module(next(a for a in (x, y, freqs) if is_gpu_array(a)))
+        gpu_freqs = xp.asarray(freqs)
+        dtypes = [np.dtype(getattr(a, "dtype", np.float64)) for a in (x, y, gpu_freqs)]
+        if weights is not None:
+            dtypes.append(np.dtype(getattr(weights, "dtype", np.float64)))
+        single = all(d == np.float32 for d in dtypes)
+        freqs, uniform, count = gpu_frequencies(gpu_freqs, "freqs")
+        x, y = host_copy(x), host_copy(y)
+        weights = None if weights is None else host_copy(weights)
     x = float_array(x, "x", 1)
     y = float_array(y, "y", 1)
     freqs = float_array(freqs, "freqs", 1)
@@ -72,13 +107,18 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
     normalize = NORMALIZE.get(normalize, bool(normalize))
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}")
-    single = x.dtype == y.dtype == freqs.dtype == np.float32 and (weights is None or weights.dtype == np.float32)
-    compute = getattr(_portasolve, "lombscargle_classic_" + suffix(np.float32 if single else np.float64))
+    if not on_gpu:
+        single = x.dtype == y.dtype == freqs.dtype == np.float32 and (weights is None or weights.dtype == np.float32)
+    dtype = np.float32 if single else np.float64
+    compute = getattr(_portasolve, "lombscargle_classic_" + suffix(dtype))
     x, y, freqs = (np.ascontiguousarray(a, dtype=np.float64) for a in (x, y, freqs))
     weights = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    uniform = _is_uniform(freqs)
+    if not on_gpu:
+        uniform, count = _is_uniform(freqs), 0
     if algorithm == "auto":
         algorithm = "recurrence" if uniform else "tiled"
     elif algorithm in ("recurrence", "nufft") and not uniform:
         raise ValueError(f"the {algorithm} algorithm needs evenly spaced increasing frequencies (np.linspace)")
-    return compute(x, y, freqs, bool(precenter), normalize, algorithm, uniform, weights, bool(floating_mean))[0]
+    power = (xp if on_gpu else np).empty((1, count or freqs.size), dtype=dtype)
+    compute(x, y, freqs, power, bool(precenter), normalize, algorithm, uniform, weights, bool(floating_mean), count)
+    return power[0]

@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 from . import _portasolve
-from ._arrays import suffix
-from .signal import _is_uniform
+from ._arrays import array_module, host_copy, is_gpu_array, suffix
+from .signal import _is_uniform, gpu_frequencies
 
 __all__ = ["LombScargle"]
 
@@ -31,7 +31,7 @@ def _reject_units(value, name):
 
 def _real_array(value, name):
     _reject_units(value, name)
-    array = np.asarray(value)
+    array = np.asarray(host_copy(value))  # the series are read on the host (CuPy arrays too)
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a real numeric array, got dtype {array.dtype}")
     return array
@@ -212,7 +212,9 @@ class LombScargle:
 
     # Power -----------------------------------------------------------------
 
-    def _compute(self, series, frequency, normalization, algorithm, uniform, nufft_tolerance):
+    def _compute(self, series, frequency, normalization, algorithm, uniform, nufft_tolerance, count=0, xp=np):
+        """power[series, M] (NumPy, or CuPy for xp=cupy: computed into GPU memory);
+        count > 0: frequency holds the two ends of count uniform frequencies."""
         t = np.concatenate([self._t[s] for s in series])
         y = np.concatenate([self._y[s] for s in series])
         dy = np.empty(0) if self._dy is None else np.concatenate([self._dy[s] for s in series])
@@ -220,8 +222,10 @@ class LombScargle:
         np.cumsum([self._y[s].size for s in series], out=offsets[1:])
         compute = getattr(_portasolve, "lombscargle_generalized_" +
                           suffix(np.float32 if self._single else np.float64))
-        return compute(t, y, dy, offsets, frequency, self.fit_mean, self.center_data, normalization, algorithm,
-                       uniform, float(nufft_tolerance), self.nterms)
+        power = xp.empty((len(series), count or frequency.size), dtype=np.float32 if self._single else np.float64)
+        compute(t, y, dy, offsets, frequency, power, self.fit_mean, self.center_data, normalization, algorithm,
+                uniform, float(nufft_tolerance), self.nterms, count)
+        return power
 
     def _prepare(self, frequency, normalization, method, assume_regular_frequency, method_kwds):
         _reject_units(frequency, "frequency")
@@ -229,10 +233,18 @@ class LombScargle:
             normalization = self.normalization
         if normalization not in NORMALIZATIONS:
             raise ValueError(f"normalization {normalization!r} is not one of {', '.join(NORMALIZATIONS)}")
-        frequency = np.asarray(frequency)
+        if is_gpu_array(frequency):
+            frequency = array_module(frequency).ravel(frequency)
+        else:
+            frequency = np.asarray(frequency)
         if frequency.dtype.kind not in "biuf":
             raise TypeError(f"frequency must be a real numeric array, got dtype {frequency.dtype}")
         shape = frequency.shape
+        count = 0
+        if is_gpu_array(frequency):  # checked on the GPU; evenly spaced ones pass as their ends and count
+            if frequency.size == 0:
+                raise ValueError("frequency is empty")
+            frequency, uniform, count = gpu_frequencies(frequency, "frequency")
         frequency = np.ascontiguousarray(frequency.ravel(), dtype=np.float64)
         if frequency.size == 0:
             raise ValueError("frequency is empty")
@@ -251,7 +263,9 @@ class LombScargle:
         algorithm = ASTROPY_METHODS.get(method, method)
         if algorithm not in ALGORITHMS:
             raise ValueError(f"method {method!r} is not one of {', '.join(ALGORITHMS + tuple(ASTROPY_METHODS))}")
-        if assume_regular_frequency and frequency.size >= 2:
+        if count:
+            pass  # uniform, from the GPU check
+        elif assume_regular_frequency and frequency.size >= 2:
             uniform = bool(frequency[-1] > frequency[0])
         else:
             uniform = _is_uniform(frequency)
@@ -259,7 +273,7 @@ class LombScargle:
             algorithm = "recurrence" if uniform else "tiled"
         elif algorithm in ("recurrence", "nufft") and not uniform:
             raise ValueError(f"method {method!r} needs evenly spaced increasing frequencies")
-        return frequency, shape, normalization, algorithm, uniform, nufft_tolerance
+        return frequency, shape, normalization, algorithm, uniform, nufft_tolerance, count
 
     def power(self, frequency, normalization=None, method="auto", assume_regular_frequency=False,
               method_kwds=None):
@@ -275,10 +289,13 @@ class LombScargle:
         changes that), "chi2" runs "direct". nterms > 1: "auto", "direct",
         "chi2" and "fastchi2" run the direct multi-term sums, others are a
         ValueError. assume_regular_frequency: take the frequencies as evenly
-        spaced without checking (from their ends and count)."""
-        frequency, shape, normalization, algorithm, uniform, tolerance = self._prepare(
+        spaced without checking (from their ends and count). A CuPy frequency
+        array (CUDA builds): the power is computed into a CuPy array on the
+        GPU (the series' t, y, dy are read on the host)."""
+        xp = array_module(frequency)  # a CuPy frequency array: the power is a CuPy array
+        frequency, shape, normalization, algorithm, uniform, tolerance, count = self._prepare(
             frequency, normalization, method, assume_regular_frequency, method_kwds)
-        power = self._compute(range(len(self._y)), frequency, normalization, algorithm, uniform, tolerance)
+        power = self._compute(range(len(self._y)), frequency, normalization, algorithm, uniform, tolerance, count, xp)
         if not self._batched:
             return power[0].reshape(shape)
         return power.reshape((len(self._y),) + shape)
@@ -293,8 +310,8 @@ class LombScargle:
             return frequency, self.power(frequency, normalization, method, True, method_kwds)
         powers = []
         for s, grid in enumerate(frequency):
-            grid, _, norm, algorithm, uniform, tolerance = self._prepare(grid, normalization, method, True,
-                                                                         method_kwds)
+            grid, _, norm, algorithm, uniform, tolerance, _ = self._prepare(grid, normalization, method, True,
+                                                                            method_kwds)
             powers.append(self._compute([s], grid, norm, algorithm, uniform, tolerance)[0])
         return frequency, powers
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/spaces.hpp"
+#include "src/device_arrays.hpp"
 
 namespace portasolve::python {
 
@@ -83,6 +84,62 @@ void to_host(const View2D<T>& device, const HostArray2D<T>& host) {
   if (device.data() != host.data()) Kokkos::deep_copy(host, device);
   Kokkos::fence();
 }
+
+// A 2-D argument of T: a NumPy array (inputs are converted as NumPy would,
+// outputs must be C-contiguous arrays of T already) or a GPU array
+// (__cuda_array_interface__), used in place. Construct with the GIL held;
+// view() and store() need no GIL.
+template <class T>
+class GridArgument {
+ public:
+  GridArgument(const py::handle& value, const char* name, bool writable) : name_(name) {
+    if (is_device_array(value)) {
+      device_ = device_array(value, name, typestr_of<T>(), 2);
+      if (writable && device_.readonly) throw py::value_error(std::string(name) + " is read-only");
+      on_device_ = true;
+      return;
+    }
+    if (writable) {
+      if (!py::isinstance<Array<T>>(value))
+        throw py::type_error(std::string(name) + " must be a C-contiguous array of the input's dtype");
+      host_ = py::reinterpret_borrow<Array<T>>(value);
+      if (!host_.writeable()) throw py::value_error(std::string(name) + " is read-only");
+    } else {
+      host_ = Array<T>::ensure(py::reinterpret_borrow<py::object>(value));
+      if (!host_) throw py::type_error(std::string(name) + " must be a real numeric array");
+    }
+    require_shape(host_, name, 2);
+  }
+  bool on_device() const { return on_device_; }
+  std::size_t rows() const { return static_cast<std::size_t>(on_device_ ? device_.shape[0] : host_.shape(0)); }
+  std::size_t cols() const { return static_cast<std::size_t>(on_device_ ? device_.shape[1] : host_.shape(1)); }
+  // A NumPy argument's memory (nullptr for GPU arrays).
+  T* host_data() const { return on_device_ ? nullptr : const_cast<T*>(host_.data()); }
+  // The values as a View in the default memory space: the GPU array itself,
+  // host memory the device reads, or a new View (holding the values when
+  // copy_in).
+  View2D<T> view(bool copy_in) const {
+    if (on_device_) return device_view_of<T>(device_);
+    const HostArray2D<T> host(const_cast<T*>(host_.data()), rows(), cols());
+    return device_view(host, name_, copy_in);
+  }
+  // values (from view()) into the argument's memory, and waits for the device.
+  void store(const View2D<T>& values) const {
+    if (!on_device_) {
+      to_host(values, HostArray2D<T>(const_cast<T*>(host_.data()), rows(), cols()));
+      return;
+    }
+    const View2D<T> target = device_view_of<T>(device_);
+    if (target.data() != values.data()) Kokkos::deep_copy(target, values);
+    Kokkos::fence();
+  }
+
+ private:
+  const char* name_;
+  Array<T> host_;
+  DeviceArray device_;
+  bool on_device_ = false;
+};
 
 // A new C-contiguous rows x cols array.
 template <class T>

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "python/src/arrays.hpp"
-#include "python/src/bindings.hpp"
-#include "python/src/session.hpp"
-#include "python/src/signals.hpp"
 #include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "src/arrays.hpp"
+#include "src/bindings.hpp"
+#include "src/session.hpp"
+#include "src/signals.hpp"
 
 namespace portasolve::python {
 
@@ -21,15 +21,45 @@ namespace {
 
 namespace ls = portasolve::lombscargle;
 
+// The frequencies a call gives: all of them, or (count > 0) the two ends of
+// `count` evenly spaced ones (a GPU array of frequencies checked as evenly
+// spaced where it lies, so it never comes to the host). frequency_total():
+// how many.
+std::size_t frequency_total(const std::vector<double>& values, std::int64_t count) {
+  return count > 0 ? static_cast<std::size_t>(count) : values.size();
+}
+ls::FrequencyGrid frequency_grid(const std::vector<double>& values, std::int64_t count, bool uniform, bool angular) {
+  ls::check_frequencies(values);
+  const std::size_t frequencies = frequency_total(values, count);
+  if (frequencies != values.size() && !(uniform && values.size() == 2))
+    throw py::value_error("frequency_count needs uniform frequencies given by their two ends");
+  return uniform ? ls::uniform_grid(values.front(), values.back(), frequencies, angular)
+                 : ls::explicit_grid(values, angular);
+}
+
+// power(series, frequency) of a Periodogram into rows [first, first + series)
+// of the caller's output (a NumPy or GPU array, arrays.hpp).
+template <class T>
+void store_rows(const GridArgument<T>& output, const View2D<T>& power, std::size_t first) {
+  if (output.on_device()) {
+    const View2D<T> target = output.view(/*copy_in=*/false);
+    Kokkos::deep_copy(Kokkos::subview(target, std::make_pair(first, first + power.extent(0)), Kokkos::ALL), power);
+    Kokkos::fence();
+  } else {
+    to_host(power, HostArray2D<T>(output.host_data() + first * output.cols(), power.extent(0), power.extent(1)));
+  }
+}
+
 // One series at angular frequencies; T is the precision of the sums and the
 // result (t and the frequencies stay double, as in the solver). uniform:
-// freqs are evenly spaced, and the grid is rebuilt from its ends so the
-// recurrence and NUFFT algorithms apply. weights empty: none; with weights or
-// floating_mean the solver takes SciPy 1.15's weighted formulas.
+// freqs are evenly spaced, and the grid is rebuilt from its ends (with
+// frequency_count: freqs holds the ends only) so the recurrence and NUFFT
+// algorithms apply. weights empty: none; with weights or floating_mean the
+// solver takes SciPy 1.15's weighted formulas. power: 1 x M, written.
 template <class T>
-Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, const Array<double>& freqs, bool precenter,
-                             bool normalize, const std::string& algorithm, bool uniform, const Array<double>& weights,
-                             bool floating_mean) {
+void lombscargle_classic(const Array<double>& x, const Array<double>& y, const Array<double>& freqs,
+                         const py::object& power, bool precenter, bool normalize, const std::string& algorithm,
+                         bool uniform, const Array<double>& weights, bool floating_mean, std::int64_t frequency_count) {
   ensure_kokkos();
   std::vector<ls::Series> batch(1);
   batch[0].t = to_vector(x, "x");
@@ -42,19 +72,16 @@ Array<T> lombscargle_classic(const Array<double>& x, const Array<double>& y, con
   options.normalize = normalize;
   options.floating_mean = floating_mean;
   options.algorithm = ls::algorithm_from_name(algorithm);
-
-  Array<T> power = new_array<T>(1, static_cast<py::ssize_t>(angular.size()));
-  const HostArray2D<T> out = write_view(power, "power");
+  const GridArgument<T> out(power, "power", /*writable=*/true);
+  if (out.rows() != 1 || out.cols() != frequency_total(angular, frequency_count))
+    throw py::value_error("power must be 1 x (the number of frequencies)");
   {
     py::gil_scoped_release release;
-    ls::check_frequencies(angular);
-    const ls::FrequencyGrid grid = uniform ? ls::uniform_grid(angular.front(), angular.back(), angular.size(), true)
-                                           : ls::explicit_grid(angular, /*angular=*/true);
+    const ls::FrequencyGrid grid = frequency_grid(angular, frequency_count, uniform, /*angular=*/true);
     ls::Periodogram<T> periodogram(batch, grid, options);
     periodogram.compute();
-    to_host(periodogram.power(), out);
+    store_rows(out, periodogram.power(), 0);
   }
-  return power;
 }
 
 // A batch of series at ordinary frequencies (astropy's generalized form): the
@@ -145,23 +172,17 @@ std::vector<SeriesBlock> series_blocks(const std::vector<std::int64_t>& offsets,
   return blocks;
 }
 
-ls::FrequencyGrid checked_grid(const std::vector<double>& values, bool uniform) {
-  ls::check_frequencies(values);
-  return uniform ? ls::uniform_grid(values.front(), values.back(), values.size(), false)
-                 : ls::explicit_grid(values, /*angular=*/false);
-}
-
 // A batch of series at ordinary frequencies (astropy's generalized form),
 // laid out as PackedSeries describes, so ragged batches need no padding. T is
 // the precision of the sums and the result (t and the frequencies stay
 // double). uniform: the frequencies are evenly spaced, and the grid is
 // rebuilt from its ends so the recurrence and NUFFT algorithms apply.
 template <class T>
-Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y, const Array<double>& dy,
-                                 const py::array_t<std::int64_t, py::array::c_style>& offsets,
-                                 const Array<double>& frequency, bool fit_mean, bool center_data,
-                                 const std::string& normalization, const std::string& algorithm, bool uniform,
-                                 double nufft_tolerance, int nterms) {
+void lombscargle_generalized(const Array<double>& t, const Array<double>& y, const Array<double>& dy,
+                             const py::array_t<std::int64_t, py::array::c_style>& offsets,
+                             const Array<double>& frequency, const py::object& power, bool fit_mean, bool center_data,
+                             const std::string& normalization, const std::string& algorithm, bool uniform,
+                             double nufft_tolerance, int nterms, std::int64_t frequency_count) {
   ensure_kokkos();
   const PackedSeries packed(t, y, dy, offsets);
   require_shape(frequency, "frequency", 1);
@@ -169,14 +190,13 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
   options.nufft_tolerance = nufft_tolerance;
   options.nterms = nterms;
   const std::vector<double> values = to_vector(frequency, "frequency");
-
-  Array<T> power = new_array<T>(static_cast<py::ssize_t>(packed.count()), static_cast<py::ssize_t>(values.size()));
-  const HostArray2D<T> out = write_view(power, "power");
+  const GridArgument<T> out(power, "power", /*writable=*/true);
+  if (out.rows() != packed.count() || out.cols() != frequency_total(values, frequency_count))
+    throw py::value_error("power must be (series) x (the number of frequencies)");
   {
     py::gil_scoped_release release;
-    const ls::FrequencyGrid grid = checked_grid(values, uniform);
-    const std::size_t frequencies = values.size();
-    const std::vector<SeriesBlock> blocks = series_blocks(packed.offsets, frequencies);
+    const ls::FrequencyGrid grid = frequency_grid(values, frequency_count, uniform, /*angular=*/false);
+    const std::vector<SeriesBlock> blocks = series_blocks(packed.offsets, grid.size());
     std::vector<ls::Series> all = packed.series();
     // Over several blocks every series is checked before any is computed (a
     // bad one in the last block is an error at once, named by its index in
@@ -192,10 +212,9 @@ Array<T> lombscargle_generalized(const Array<double>& t, const Array<double>& y,
                                            std::make_move_iterator(first + static_cast<std::ptrdiff_t>(block.count)));
       ls::Periodogram<T> periodogram(series, grid, options);
       periodogram.compute();
-      to_host(periodogram.power(), HostArray2D<T>(out.data() + block.first * frequencies, block.count, frequencies));
+      store_rows(out, periodogram.power(), block.first);
     }
   }
-  return power;
 }
 
 // astropy's bootstrap maxima (bootstrap.hpp) of each series of a packed
@@ -217,7 +236,8 @@ Array<double> lombscargle_bootstrap_maxima(const Array<double>& t, const Array<d
   std::vector<std::vector<double>> maxima;
   {
     py::gil_scoped_release release;
-    maxima = ls::bootstrap_maxima<T>(packed.series(), checked_grid(values, uniform), options, bootstrap);
+    maxima = ls::bootstrap_maxima<T>(packed.series(), frequency_grid(values, 0, uniform, /*angular=*/false), options,
+                                     bootstrap);
   }
   Array<double> result =
       new_array<double>(static_cast<py::ssize_t>(packed.count()), static_cast<py::ssize_t>(resamples));
@@ -258,21 +278,25 @@ void def_precisions(py::module_& module, const std::string& name, Double* in_dou
 void bind_lombscargle(py::module_& module) {
   def_precisions(
       module, "lombscargle_classic", &lombscargle_classic<double>, &lombscargle_classic<float>,
-      "lombscargle_classic(x, y, freqs, precenter, normalize, algorithm, uniform, weights, floating_mean) -> "
-      "power[1, M]: SciPy's periodogram at angular frequencies (float64 1-D inputs, C-contiguous; weights "
-      "empty: none).",
-      py::arg("x"), py::arg("y"), py::arg("freqs"), py::arg("precenter"), py::arg("normalize"),
+      "lombscargle_classic(x, y, freqs, power, precenter, normalize, algorithm, uniform, weights, floating_mean, "
+      "frequency_count): SciPy's periodogram at angular frequencies into power[1, M] (NumPy, or a GPU array in "
+      "CUDA builds; float64 1-D inputs, C-contiguous; weights empty: none; frequency_count > 0: freqs holds the "
+      "two ends of that many uniform frequencies).",
+      py::arg("x"), py::arg("y"), py::arg("freqs"), py::arg("power"), py::arg("precenter"), py::arg("normalize"),
       py::arg("algorithm") = "auto", py::arg("uniform") = false, py::arg("weights") = Array<double>(0),
-      py::arg("floating_mean") = false);
+      py::arg("floating_mean") = false, py::arg("frequency_count") = 0);
   def_precisions(
       module, "lombscargle_generalized", &lombscargle_generalized<double>, &lombscargle_generalized<float>,
-      "lombscargle_generalized(t, y, dy, offsets, frequency, fit_mean, center_data, normalization, algorithm, "
-      "uniform, nufft_tolerance, nterms) -> power[series, M]: astropy's periodogram at ordinary frequencies of the "
-      "series laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], offsets[s + 1]); "
-      "nterms > 1: astropy's multi-term model (method chi2), direct algorithm.",
-      py::arg("t"), py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("fit_mean"),
-      py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto", py::arg("uniform") = false,
-      py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1);
+      "lombscargle_generalized(t, y, dy, offsets, frequency, power, fit_mean, center_data, normalization, "
+      "algorithm, uniform, nufft_tolerance, nterms, frequency_count): astropy's periodogram at ordinary frequencies "
+      "of the series laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], "
+      "offsets[s + 1]), into power[series, M] (NumPy, or a GPU array in CUDA builds); nterms > 1: astropy's "
+      "multi-term model (method chi2), direct algorithm; frequency_count > 0: frequency holds the two ends of that "
+      "many uniform frequencies.",
+      py::arg("t"), py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("power"),
+      py::arg("fit_mean"), py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",
+      py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1,
+      py::arg("frequency_count") = 0);
   module.attr("lombscargle_max_nterms") = ls::max_nterms;
   def_precisions(
       module, "lombscargle_bootstrap_maxima", &lombscargle_bootstrap_maxima<double>,

@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "python/src/arrays.hpp"
-#include "python/src/bindings.hpp"
-#include "python/src/session.hpp"
-#include "python/src/signals.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 #include "solvers/lorenz05/parameters.hpp"
+#include "src/arrays.hpp"
+#include "src/bindings.hpp"
+#include "src/session.hpp"
+#include "src/signals.hpp"
 
 namespace portasolve::python {
 

@@ -5,13 +5,12 @@
 #include <exception>
 #include <stdexcept>
 
-#include "app/build_info.hpp"
-#include "app/version.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/kokkos_session.hpp"
-#include "python/src/bindings.hpp"
-#include "python/src/session.hpp"
+#include "src/bindings.hpp"
+#include "src/device_arrays.hpp"
+#include "src/session.hpp"
 
 namespace py = pybind11;
 
@@ -21,7 +20,7 @@ py::dict info() {
   portasolve::python::ensure_kokkos();
   const portasolve::BackendInfo backend = portasolve::backend_info();
   py::dict dict;
-  dict["portasolve"] = portasolve::version;
+  dict["portasolve"] = PORTASOLVE_VERSION;
   dict["kokkos"] = backend.kokkos_version;
   dict["backends"] = backend.enabled_backends;
   dict["execution_space"] = backend.execution_space;
@@ -30,7 +29,7 @@ py::dict info() {
   dict["device"] = backend.device;
   dict["host_cpu"] = backend.host_cpu;
   dict["concurrency"] = backend.concurrency;
-  dict["hdf5"] = portasolve::hdf5_version_string();
+  dict["gpu_arrays"] = portasolve::python::takes_device_arrays;
   return dict;
 }
 
@@ -54,7 +53,8 @@ void translate(std::exception_ptr pointer) {
 
 PYBIND11_MODULE(_portasolve, module) {
   module.doc() = "portasolve's solvers on NumPy arrays (use the portasolve package)";
-  module.attr("__version__") = portasolve::version;
+  module.attr("__version__") = PORTASOLVE_VERSION;
+  module.attr("takes_gpu_arrays") = portasolve::python::takes_device_arrays;
   py::register_exception_translator(&translate);
   module.def("info", &info, "backend, device and versions as a dict (starts Kokkos)");
   module.def("kokkos_running", &portasolve::python::kokkos_running);

@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "python/src/arrays.hpp"
-#include "python/src/bindings.hpp"
-#include "python/src/session.hpp"
-#include "python/src/signals.hpp"
 #include "solvers/poisson/solver.hpp"
+#include "src/arrays.hpp"
+#include "src/bindings.hpp"
+#include "src/session.hpp"
+#include "src/signals.hpp"
 
 namespace portasolve::python {
 
@@ -36,9 +36,10 @@ py::dict report_dict(const ps::SolveReport& report, const ps::SolverOptions& opt
 void check_signals(const ps::ResidualCheck&) { throw_if_python_interrupted(); }
 
 // x: the initial guess with the boundary ring (dirichlet), overwritten with
-// the solution; rhs: B, x's extents.
+// the solution; rhs: B, x's extents. NumPy arrays, or GPU arrays used in
+// place (arrays.hpp).
 template <class T>
-py::dict solve(Array<T>& x, const Array<T>& rhs, const std::string& method, const std::string& boundary,
+py::dict solve(const py::object& x, const py::object& rhs, const std::string& method, const std::string& boundary,
                double tolerance, std::int64_t max_iterations, std::int64_t check_every) {
   ensure_kokkos();
   ps::SolverOptions options;
@@ -48,21 +49,19 @@ py::dict solve(Array<T>& x, const Array<T>& rhs, const std::string& method, cons
   options.max_iterations = max_iterations;
   options.check_every = check_every;
   options.multigrid.fmg = true;
-  const HostArray2D<T> x_host = write_view(x, "x");
-  const HostArray2D<const T> rhs_host = read_view(rhs, "rhs");
-  if (rhs_host.extent(0) != x_host.extent(0) || rhs_host.extent(1) != x_host.extent(1))
+  const GridArgument<T> x_argument(x, "x", /*writable=*/true);
+  const GridArgument<T> rhs_argument(rhs, "rhs", /*writable=*/false);
+  if (rhs_argument.rows() != x_argument.rows() || rhs_argument.cols() != x_argument.cols())
     throw py::value_error("rhs and the boundary/initial guess must have the same shape");
   ps::SolveReport report;
   {
     py::gil_scoped_release release;
     ps::check(options);
-    const View2D<T> x_device = device_view(x_host, "poisson_x", /*copy=*/true);
+    const View2D<T> x_device = x_argument.view(/*copy_in=*/true);
     // The solver takes a mutable rhs View; it only reads it.
-    View2D<T> rhs_device(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("poisson_rhs")),
-                         rhs_host.extent(0), rhs_host.extent(1));
-    Kokkos::deep_copy(rhs_device, rhs_host);
+    const View2D<T> rhs_device = rhs_argument.view(/*copy_in=*/true);
     report = ps::solve<T>(x_device, rhs_device, options, check_signals);
-    to_host(x_device, x_host);
+    x_argument.store(x_device);
   }
   return report_dict(report, options);
 }
@@ -72,10 +71,10 @@ py::dict solve(Array<T>& x, const Array<T>& rhs, const std::string& method, cons
 void bind_poisson(py::module_& module) {
   const char* doc =
       "poisson_solve(x, rhs, method, boundary, tolerance, max_iterations, check_every) -> report: solves in "
-      "place into x (2-D, C-contiguous, rhs's dtype)";
-  module.def("poisson_solve_float64", &solve<double>, doc, py::arg("x").noconvert(), py::arg("rhs"), py::arg("method"),
+      "place into x (2-D, C-contiguous, rhs's dtype; NumPy, or GPU arrays in CUDA builds)";
+  module.def("poisson_solve_float64", &solve<double>, doc, py::arg("x"), py::arg("rhs"), py::arg("method"),
              py::arg("boundary"), py::arg("tolerance"), py::arg("max_iterations"), py::arg("check_every"));
-  module.def("poisson_solve_float32", &solve<float>, doc, py::arg("x").noconvert(), py::arg("rhs"), py::arg("method"),
+  module.def("poisson_solve_float32", &solve<float>, doc, py::arg("x"), py::arg("rhs"), py::arg("method"),
              py::arg("boundary"), py::arg("tolerance"), py::arg("max_iterations"), py::arg("check_every"));
 }
 

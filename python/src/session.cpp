@@ -1,4 +1,4 @@
-#include "python/src/session.hpp"
+#include "src/session.hpp"
 
 #include <memory>
 #include <stdexcept>

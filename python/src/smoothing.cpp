@@ -2,11 +2,11 @@
 #include <string>
 #include <vector>
 
-#include "python/src/arrays.hpp"
-#include "python/src/bindings.hpp"
-#include "python/src/session.hpp"
-#include "python/src/signals.hpp"
 #include "solvers/smoothing/smooth.hpp"
+#include "src/arrays.hpp"
+#include "src/bindings.hpp"
+#include "src/session.hpp"
+#include "src/signals.hpp"
 
 namespace portasolve::python {
 
@@ -16,9 +16,12 @@ namespace sm = portasolve::smoothing;
 
 // kernel "box" (radius), "gaussian" (sigma, truncate) or "weighted" (weights:
 // a square matrix of odd side); border: the solver's names (SciPy's meanings).
+// image and output: NumPy arrays, or GPU arrays used in place (arrays.hpp),
+// of the same shape; output is written.
 template <class T>
-Array<T> smooth(const Array<T>& image, const std::string& kernel, int radius, double sigma, double truncate,
-                const Array<double>& weights, const std::string& border, double cval, std::int64_t passes) {
+void smooth(const py::object& image, const py::object& output, const std::string& kernel, int radius, double sigma,
+            double truncate, const Array<double>& weights, const std::string& border, double cval,
+            std::int64_t passes) {
   ensure_kokkos();
   sm::SmoothingOptions options;
   options.kernel = sm::kernel_from_name(kernel);
@@ -35,28 +38,27 @@ Array<T> smooth(const Array<T>& image, const std::string& kernel, int radius, do
   options.constant_value = cval;
   options.passes = passes;
 
-  const HostArray2D<const T> in = read_view(image, "input");
-  Array<T> result = new_array<T>(image.shape(0), image.shape(1));
-  const HostArray2D<T> out = write_view(result, "output");
+  const GridArgument<T> in(image, "input", /*writable=*/false);
+  const GridArgument<T> out(output, "output", /*writable=*/true);
+  if (in.rows() != out.rows() || in.cols() != out.cols()) throw py::value_error("output must have the input's shape");
   {
     py::gil_scoped_release release;
-    sm::check(options, static_cast<std::int64_t>(in.extent(0)), static_cast<std::int64_t>(in.extent(1)));
-    const View2D<const T> input = device_view(in, "smoothing_input");
-    const View2D<T> output = device_view(out, "smoothing_output", /*copy=*/false);
+    sm::check(options, static_cast<std::int64_t>(in.rows()), static_cast<std::int64_t>(in.cols()));
+    const View2D<const T> input = in.view(/*copy_in=*/true);
+    const View2D<T> result = out.view(/*copy_in=*/false);
     // Ctrl-C between launches (a pass, or a fused group of passes, each).
-    sm::smooth<T>(input, output, options, [](std::int64_t) { throw_if_python_interrupted(); });
-    to_host(output, out);
+    sm::smooth<T>(input, result, options, [](std::int64_t) { throw_if_python_interrupted(); });
+    out.store(result);
   }
-  return result;
 }
 
 template <class T>
 void bind_smooth(py::module_& module, const char* name) {
   module.def(name, &smooth<T>,
-             "smooth(image, kernel, radius, sigma, truncate, weights, border, cval, passes) -> new image "
-             "(2-D, C-contiguous)",
-             py::arg("image"), py::arg("kernel"), py::arg("radius"), py::arg("sigma"), py::arg("truncate"),
-             py::arg("weights"), py::arg("border"), py::arg("cval"), py::arg("passes"));
+             "smooth(image, output, kernel, radius, sigma, truncate, weights, border, cval, passes): the smoothed "
+             "image into output (2-D, C-contiguous, the image's shape and dtype; NumPy, or GPU arrays in CUDA builds)",
+             py::arg("image"), py::arg("output"), py::arg("kernel"), py::arg("radius"), py::arg("sigma"),
+             py::arg("truncate"), py::arg("weights"), py::arg("border"), py::arg("cval"), py::arg("passes"));
 }
 
 }  // namespace
