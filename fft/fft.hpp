@@ -88,6 +88,20 @@ class Plan {
   void execute(const View2D<const Complex>& in, const View2D<T>& out) const;        // real_backward
   void execute(const View2D<const T>& in, const View2D<T>& out) const;              // dst1, dct1
 
+  // The same on the execution space instance exec: the transform and its
+  // kernels and copies are ordered on exec (cuFFT: the plan runs on
+  // exec.cuda_stream(), set by cufftSetStream); the caller fences its own
+  // earlier work on other instances that writes `in`. On return the
+  // transform may still run on a GPU: exec.fence() (not a global fence)
+  // before the host reads `out`; host backends (FFTW) have finished it. A
+  // plan's scratch rows and cuFFT work area serve every execution: order
+  // executions of one plan on different instances (fence the first
+  // instance before executing on the next).
+  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<Complex>& out) const;
+  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<Complex>& out) const;
+  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<T>& out) const;
+  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<T>& out) const;
+
  private:
   Kind kind_;
   std::int64_t length_, batch_;

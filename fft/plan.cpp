@@ -85,24 +85,41 @@ template <class T>
 Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 template <class T>
-void Plan<T>::execute(const View2D<const Complex>& in, const View2D<Complex>& out) const {
+void Plan<T>::execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<Complex>& out) const {
   check_views(kind_, is_complex_to_complex(kind_), length_, batch_, threading_, in, out);
-  engine_->run(in.data(), out.data());
+  engine_->run(exec, in.data(), out.data());
+}
+template <class T>
+void Plan<T>::execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<Complex>& out) const {
+  check_views(kind_, kind_ == Kind::real_forward, length_, batch_, threading_, in, out);
+  engine_->run(exec, in.data(), out.data());
+}
+template <class T>
+void Plan<T>::execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<T>& out) const {
+  check_views(kind_, kind_ == Kind::real_backward, length_, batch_, threading_, in, out);
+  engine_->run(exec, in.data(), out.data());
+}
+template <class T>
+void Plan<T>::execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<T>& out) const {
+  check_views(kind_, is_real_to_real(kind_), length_, batch_, threading_, in, out);
+  engine_->run(exec, in.data(), out.data());
+}
+
+template <class T>
+void Plan<T>::execute(const View2D<const Complex>& in, const View2D<Complex>& out) const {
+  execute(ExecSpace(), in, out);
 }
 template <class T>
 void Plan<T>::execute(const View2D<const T>& in, const View2D<Complex>& out) const {
-  check_views(kind_, kind_ == Kind::real_forward, length_, batch_, threading_, in, out);
-  engine_->run(in.data(), out.data());
+  execute(ExecSpace(), in, out);
 }
 template <class T>
 void Plan<T>::execute(const View2D<const Complex>& in, const View2D<T>& out) const {
-  check_views(kind_, kind_ == Kind::real_backward, length_, batch_, threading_, in, out);
-  engine_->run(in.data(), out.data());
+  execute(ExecSpace(), in, out);
 }
 template <class T>
 void Plan<T>::execute(const View2D<const T>& in, const View2D<T>& out) const {
-  check_views(kind_, is_real_to_real(kind_), length_, batch_, threading_, in, out);
-  engine_->run(in.data(), out.data());
+  execute(ExecSpace(), in, out);
 }
 
 template class Plan<float>;

@@ -4,8 +4,8 @@
 //     and z_{N-m} = -x_{m-1} for m = 1..n; then Z_k = -i Y_{k-1}, Y_k = -Im Z_{k+1}.
 //   dct1, length n: z of length N = 2(n-1), z_m = x_m (m < n), z_{N-m} = x_m;
 //     Z is real and Y_k = Re Z_k.
-// Everything runs on the default execution space instance's stream and is
-// fenced before returning.
+// Everything runs on the stream of the instance a plan is executed on
+// (Plan::execute(exec, ...); the default instance's otherwise), with no fence.
 #include <cufft.h>
 
 #include <string>
@@ -101,8 +101,8 @@ struct OverRows {
 };
 
 template <class Functor>
-void for_rows(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, rows * cols),
+void for_rows(const ExecSpace& exec, const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows * cols),
                        OverRows<Functor>{functor, cols});
 }
 
@@ -119,7 +119,7 @@ class CufftEngine final : public Engine<T> {
     check_cufft(cufftPlanMany(&plan_.handle, 1, &n, nullptr, 1, n, nullptr, 1, n, type, int(batch)), "cufftPlanMany",
                 kind, length);
     plan_.made = true;
-    check_cufft(cufftSetStream(plan_.handle, ExecSpace().cuda_stream()), "cufftSetStream", kind, length);
+    use_stream(ExecSpace().cuda_stream());
     const std::int64_t spectrum = fft_length_ / 2 + 1;
     if (kind == Kind::dst1 || kind == Kind::dct1) {
       extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, fft_length_);
@@ -134,10 +134,11 @@ class CufftEngine final : public Engine<T> {
   CufftEngine(const CufftEngine&) = delete;
   CufftEngine& operator=(const CufftEngine&) = delete;
 
-  void run(const void* in, void* out) override {
+  void run(const ExecSpace& exec, const void* in, void* out) override {
     using Complex = Kokkos::complex<T>;
     using C = typename Cufft<T>::complex;
     using R = typename Cufft<T>::real;
+    use_stream(exec.cuda_stream());
     switch (kind_) {
       case Kind::complex_forward:
       case Kind::complex_backward:
@@ -148,17 +149,17 @@ class CufftEngine final : public Engine<T> {
         check(Cufft<T>::run_r2c(plan_.handle, static_cast<R*>(const_cast<void*>(in)), static_cast<C*>(out)));
         break;
       case Kind::real_backward:
-        Kokkos::deep_copy(ExecSpace(), spectrum_,
+        Kokkos::deep_copy(exec, spectrum_,
                           Rows<const Complex>(static_cast<const Complex*>(in), batch_, spectrum_.extent(1)));
         check(Cufft<T>::run_c2r(plan_.handle, reinterpret_cast<C*>(spectrum_.data()), static_cast<R*>(out)));
         break;
       case Kind::dst1:
       case Kind::dct1:
-        run_real_to_real(static_cast<const T*>(in), static_cast<T*>(out));
+        run_real_to_real(exec, static_cast<const T*>(in), static_cast<T*>(out));
         break;
     }
-    // No fence: cuFFT and the kernels run on the default instance's stream,
-    // ahead of whatever the caller launches next (fft.hpp).
+    // No fence: cuFFT and the kernels run on exec's stream, ahead of
+    // whatever the caller launches next there (fft.hpp).
   }
 
  private:
@@ -170,19 +171,27 @@ class CufftEngine final : public Engine<T> {
 
   void check(cufftResult status) const { check_cufft(status, "cufftExec", kind_, length_); }
 
-  void run_real_to_real(const T* in, T* out) {
+  // The stream cuFFT runs the plan on; set only when it changes.
+  void use_stream(cudaStream_t stream) {
+    if (stream_set_ && stream == stream_) return;
+    check_cufft(cufftSetStream(plan_.handle, stream), "cufftSetStream", kind_, length_);
+    stream_ = stream;
+    stream_set_ = true;
+  }
+
+  void run_real_to_real(const ExecSpace& exec, const T* in, T* out) {
     const Rows<const T> x(in, batch_, length_);
     const Rows<T> y(out, batch_, length_);
     if (kind_ == Kind::dst1)
-      for_rows("fft_dst1_extend", batch_, fft_length_, ExtendOdd<T>{x, extended_});
+      for_rows(exec, "fft_dst1_extend", batch_, fft_length_, ExtendOdd<T>{x, extended_});
     else
-      for_rows("fft_dct1_extend", batch_, fft_length_, ExtendEven<T>{x, extended_});
+      for_rows(exec, "fft_dct1_extend", batch_, fft_length_, ExtendEven<T>{x, extended_});
     using C = typename Cufft<T>::complex;
     check(Cufft<T>::run_r2c(plan_.handle, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
     if (kind_ == Kind::dst1)
-      for_rows("fft_dst1_coefficients", batch_, length_, SineCoefficients<T>{spectrum_, y});
+      for_rows(exec, "fft_dst1_coefficients", batch_, length_, SineCoefficients<T>{spectrum_, y});
     else
-      for_rows("fft_dct1_coefficients", batch_, length_, CosineCoefficients<T>{spectrum_, y});
+      for_rows(exec, "fft_dct1_coefficients", batch_, length_, CosineCoefficients<T>{spectrum_, y});
   }
 
   Kind kind_;
@@ -200,6 +209,8 @@ class CufftEngine final : public Engine<T> {
     }
   };
   PlanHandle plan_;
+  cudaStream_t stream_ = nullptr;  // the plan's, once set (only compared: never used after its instance)
+  bool stream_set_ = false;
   View2D<T> extended_;
   View2D<Kokkos::complex<T>> spectrum_;
 };

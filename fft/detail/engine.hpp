@@ -14,8 +14,9 @@ class Engine {
  public:
   virtual ~Engine() = default;
   // `in` and `out` hold the plan's batch of rows (input_length and
-  // output_length values each, complex values as pairs of T). `in` is read only.
-  virtual void run(const void* in, void* out) = 0;
+  // output_length values each, complex values as pairs of T). `in` is read
+  // only. Ordered on exec (Plan::execute(exec, ...)).
+  virtual void run(const ExecSpace& exec, const void* in, void* out) = 0;
 };
 
 template <class T>

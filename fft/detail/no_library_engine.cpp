@@ -17,7 +17,7 @@ class RefusedEngine final : public Engine<T> {
                                 " backend in this build, so no " + name_of(kind) +
                                 " transform (FFTW serves host backends, cuFFT CUDA)");
   }
-  void run(const void*, void*) override {}
+  void run(const ExecSpace&, const void*, void*) override {}
 };
 
 }  // namespace

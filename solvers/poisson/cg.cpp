@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
@@ -19,6 +20,7 @@
 #include "solvers/poisson/cg_resident.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
+#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::poisson {
 
@@ -33,8 +35,27 @@ Flat<T> flat(const View2D<T>& v) {
 }
 
 template <class T>
-View2D<T> zero_grid(const char* label, std::int64_t rows, std::int64_t cols) {
-  return View2D<T>(std::string(label), rows, cols);
+View2D<T> zero_grid(const ExecSpace& exec, const char* label, std::int64_t rows, std::int64_t cols) {
+  return zeroed_on<View2D<T>>(exec, label, rows, cols);
+}
+
+// Kokkos Kernels of this build (Trilinos 13.2) has no execution space
+// overloads: its BLAS and spmv launch on the default instance. On another
+// instance, a call waits for exec's work before it, and exec's later work
+// waits for the call (a fence of the default instance after it); on the
+// default instance it runs as it is. Returns what the call returns.
+template <class Call>
+auto on_default_instance(const ExecSpace& exec, const Call& call) {
+  const bool other = !is_default_instance(exec);
+  if (other) exec.fence();
+  if constexpr (std::is_void<decltype(call())>::value) {
+    call();
+    if (other) ExecSpace().fence();
+  } else {
+    const auto result = call();
+    if (other) ExecSpace().fence();
+    return result;
+  }
 }
 
 using Ordinal = int;
@@ -88,17 +109,20 @@ struct FillRows {
 };
 
 template <class T>
-CrsMatrix<T> assemble(std::int64_t rows, std::int64_t cols) {
+CrsMatrix<T> assemble(const ExecSpace& exec, std::int64_t rows, std::int64_t cols) {
   const std::int64_t n = rows * cols;
   if (n > std::int64_t(std::numeric_limits<Ordinal>::max()))
     throw OptionError("cg_operator", "cg with the crs operator: " + std::to_string(n) +
                                          " grid points exceed the matrix's 32-bit column indices; use matrix_free");
-  RowLengths lengths{Kokkos::View<Offset*, MemSpace>("poisson_row_map", n + 1), rows, cols};
-  Offset entries = 0;
-  Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(0, n + 1), lengths, entries);
+  // The scan writes every entry of the row map.
+  RowLengths lengths{
+      Kokkos::View<Offset*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_row_map"), n + 1), rows,
+      cols};
+  Offset entries = 0;  // the scan's total: exec is fenced
+  Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1), lengths, entries);
   Kokkos::View<Ordinal*, MemSpace> columns(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_columns"), entries);
   Kokkos::View<T*, MemSpace> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_values"), entries);
-  Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(0, n),
+  Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
                        FillRows<T>{lengths, columns, values});
   return CrsMatrix<T>("poisson_minus_laplacian", static_cast<Ordinal>(n), static_cast<Ordinal>(n), entries, values,
                       lengths.row_map, columns);
@@ -114,16 +138,16 @@ using StepRunner = std::function<void(std::int64_t first, std::int64_t steps, st
 
 // Two launches a step (cg_kernels.hpp).
 template <class T, class Sum>
-StepRunner launched_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T>& p, const View2D<T>& q,
-                          const typename FusedCg<T, Sum>::Scalars& scalars) {
+StepRunner launched_steps(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& r, const View2D<T>& p,
+                          const View2D<T>& q, const typename FusedCg<T, Sum>::Scalars& scalars) {
   using Kernel = FusedCg<T, Sum>;
   return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
     const std::int64_t rows = x.extent(0), cols = x.extent(1);
     for (std::int64_t step = first; step < first + steps; ++step) {
       const Kernel kernel{x, r, p, q, scalars, step, restart};
-      reduce_interior<Sum, typename Kernel::Direction>("poisson_cg_direction", rows, cols, kernel,
+      reduce_interior<Sum, typename Kernel::Direction>(exec, "poisson_cg_direction", rows, cols, kernel,
                                                        Kokkos::subview(scalars, static_cast<int>(Kernel::pq_slot)));
-      reduce_interior<Sum, typename Kernel::Update>("poisson_cg_update", rows, cols, kernel,
+      reduce_interior<Sum, typename Kernel::Update>(exec, "poisson_cg_update", rows, cols, kernel,
                                                     Kokkos::subview(scalars, (step + 1) & 1));
     }
   };
@@ -131,29 +155,31 @@ StepRunner launched_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T
 
 // Resident launches (cg_resident.hpp), a team per compute unit.
 template <class T, class Sum>
-StepRunner resident_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T>& p, const View2D<T>& q,
-                          const typename FusedCg<T, Sum>::Scalars& scalars) {
+StepRunner resident_steps(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& r, const View2D<T>& p,
+                          const View2D<T>& q, const typename FusedCg<T, Sum>::Scalars& scalars) {
   using Kernel = ResidentCg<T, Sum>;
   const std::int64_t points = (std::int64_t(x.extent(0)) - 2) * (std::int64_t(x.extent(1)) - 2);
   const int teams = static_cast<int>(std::min<std::int64_t>(compute_units(), points));
-  const typename Kernel::Partials partials("poisson_cg_partials", 2, teams);
-  const Kokkos::View<int, MemSpace> arrivals("poisson_cg_arrivals"), stalled("poisson_cg_stalled");
+  const auto partials = zeroed_on<typename Kernel::Partials>(exec, "poisson_cg_partials", 2, teams);
+  const auto arrivals = zeroed_on<Kokkos::View<int, MemSpace>>(exec, "poisson_cg_arrivals");
+  const auto stalled = zeroed_on<Kokkos::View<int, MemSpace>>(exec, "poisson_cg_stalled");
   // Two barriers a step, each counting every team: keep the count an int.
   const std::int64_t most_steps = std::numeric_limits<int>::max() / (2 * std::int64_t(teams)) - 1;
   const long long patience = resident_patience_from_environment();
   const std::uint64_t lag = resident_lag_from_environment();
   return [=](std::int64_t first, std::int64_t steps, std::int64_t restart) {
     for (std::int64_t step = first; step < first + steps; step += most_steps) {
-      Kokkos::deep_copy(arrivals, 0);
+      Kokkos::deep_copy(exec, arrivals, 0);
       const Kernel kernel{x,        r,        p,        q,
                           scalars,  partials, arrivals, stalled,
                           patience, step,     restart,  static_cast<int>(std::min(most_steps, first + steps - step)),
                           lag};
       Kokkos::parallel_for("poisson_cg_resident",
-                           typename Kernel::Policy(teams, resident_cg_team_size).set_chunk_size(1), kernel);
+                           typename Kernel::Policy(exec, teams, resident_cg_team_size).set_chunk_size(1), kernel);
     }
     int stall = 0;
-    Kokkos::deep_copy(stall, stalled);
+    Kokkos::deep_copy(exec, stall, stalled);
+    exec.fence();  // the copy into a host value is asynchronous on GPUs
     if (stall)
       throw SolverError(
           "cg_fused: the resident kernel's teams did not all run at once (is the device shared with "
@@ -164,104 +190,118 @@ StepRunner resident_steps(const View2D<T>& x, const View2D<T>& r, const View2D<T
 }  // namespace
 
 template <class T>
-void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+            CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
-  View2D<T> r = zero_grid<T>("poisson_cg_r", rows, cols), p = zero_grid<T>("poisson_cg_p", rows, cols),
-            q = zero_grid<T>("poisson_cg_q", rows, cols);
+  View2D<T> r = zero_grid<T>(exec, "poisson_cg_r", rows, cols), p = zero_grid<T>(exec, "poisson_cg_p", rows, cols),
+            q = zero_grid<T>(exec, "poisson_cg_q", rows, cols);
   const bool assembled = options.cg_operator == CgOperator::crs;
   CrsMatrix<T> matrix;
-  if (assembled) matrix = assemble<T>(rows, cols);
+  if (assembled) matrix = assemble<T>(exec, rows, cols);
   const auto apply = [&] {
     if (assembled)
-      KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q));
+      on_default_instance(exec, [&] { KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q)); });
     else
-      for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
+      for_interior(exec, "poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
   };
 
   // z = M^-1 r; without a preconditioner z is r itself (the plain iteration).
   const CgPreconditioner preconditioner = options.cg_preconditioner;
-  const View2D<T> z = preconditioner == CgPreconditioner::none ? r : zero_grid<T>("poisson_cg_z", rows, cols);
+  const View2D<T> z = preconditioner == CgPreconditioner::none ? r : zero_grid<T>(exec, "poisson_cg_z", rows, cols);
   std::unique_ptr<MultigridPreconditioner<T>> multigrid;
   if (preconditioner == CgPreconditioner::multigrid)
-    multigrid = std::make_unique<MultigridPreconditioner<T>>(rows, cols, options.multigrid);
+    multigrid = std::make_unique<MultigridPreconditioner<T>>(exec, rows, cols, options.multigrid);
   const auto precondition = [&] {
-    if (preconditioner == CgPreconditioner::jacobi) KokkosBlas::scal(flat(z), T(1) / T(4), flat(r));  // A's diagonal
-    if (multigrid) multigrid->apply(r, z);
+    if (preconditioner == CgPreconditioner::jacobi)  // A's diagonal
+      on_default_instance(exec, [&] { KokkosBlas::scal(flat(z), T(1) / T(4), flat(r)); });
+    if (multigrid) multigrid->apply(exec, r, z);
   };
-  const auto r_dot_z = [&] { return KokkosBlas::dot(flat(r), flat(z)); };
+  const auto dot = [&](const View2D<T>& a, const View2D<T>& b) {
+    return on_default_instance(exec, [&] { return KokkosBlas::dot(flat(a), flat(b)); });
+  };
 
   using Sum = typename Accumulator<T>::type;
   // r from scratch, then z and the search direction; returns r r.
   const auto replace_residual = [&] {
     Sum rr_true = 0;
-    reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r}, rr_true);
+    reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r}, rr_true);
     precondition();
-    Kokkos::deep_copy(p, z);
+    Kokkos::deep_copy(exec, p, z);
     return static_cast<T>(rr_true);
   };
   T rr = replace_residual();
-  T rz = preconditioner == CgPreconditioner::none ? rr : r_dot_z();
+  T rz = preconditioner == CgPreconditioner::none ? rr : dot(r, z);
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     const std::int64_t check = schedule.next_check(done);
     for (; done < check; ++done) {
       apply();
-      const T pq = KokkosBlas::dot(flat(p), flat(q));
+      const T pq = dot(p, q);
       if (!(pq > 0)) {  // r = 0 exactly, or rounding broke A's positivity
-        schedule.stop(done, residual_norm(x, rhs), "breakdown");
+        schedule.stop(done, residual_norm(exec, x, rhs), "breakdown");
         return;
       }
       const T alpha = rz / pq;
-      KokkosBlas::axpby(alpha, flat(p), T(1), flat(x));
-      KokkosBlas::axpby(-alpha, flat(q), T(1), flat(r));
+      on_default_instance(exec, [&] {
+        KokkosBlas::axpby(alpha, flat(p), T(1), flat(x));
+        KokkosBlas::axpby(-alpha, flat(q), T(1), flat(r));
+      });
       precondition();
-      const T rz_next = r_dot_z();
-      KokkosBlas::axpby(T(1), flat(z), rz_next / rz, flat(p));
+      const T rz_next = dot(r, z);
+      on_default_instance(exec, [&] { KokkosBlas::axpby(T(1), flat(z), rz_next / rz, flat(p)); });
       rz = rz_next;
     }
     // The drift test compares norms of r: preconditioned, r r is formed here.
-    rr = preconditioner == CgPreconditioner::none ? rz : KokkosBlas::dot(flat(r), flat(r));
-    double norm = residual_norm(x, rhs);
+    rr = preconditioner == CgPreconditioner::none ? rz : dot(r, r);
+    double norm = residual_norm(exec, x, rhs);
     if (drifted(norm, static_cast<double>(rr))) {
       rr = replace_residual();
-      rz = preconditioner == CgPreconditioner::none ? rr : r_dot_z();
+      rz = preconditioner == CgPreconditioner::none ? rr : dot(r, z);
       norm = std::sqrt(static_cast<double>(rr));
     }
     stop = schedule.record(done, norm);
   }
+  exec.fence();  // a restart's copy into p may still run; p is freed on return
 }
 
 template <class T>
-void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void run_cg_fused(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  CheckSchedule& schedule) {
   using Sum = typename Accumulator<T>::type;
   using Kernel = FusedCg<T, Sum>;
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
-  View2D<T> r = zero_grid<T>("poisson_cg_r", rows, cols), p = zero_grid<T>("poisson_cg_p", rows, cols),
-            q = zero_grid<T>("poisson_cg_q", rows, cols);
-  typename Kernel::Scalars scalars("poisson_cg_scalars");
+  View2D<T> r = zero_grid<T>(exec, "poisson_cg_r", rows, cols), p = zero_grid<T>(exec, "poisson_cg_p", rows, cols),
+            q = zero_grid<T>(exec, "poisson_cg_q", rows, cols);
+  const auto scalars = zeroed_on<typename Kernel::Scalars>(exec, "poisson_cg_scalars");
   const auto host_scalars = Kokkos::create_mirror_view(scalars);
   const auto replace_residual = [&](std::int64_t step) {
-    reduce_interior<Sum>("poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
+    reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
                          Kokkos::subview(scalars, step & 1));
+  };
+  // The scalars on the host, once exec has written them (the copy is
+  // asynchronous on GPUs).
+  const auto read_scalars = [&] {
+    Kokkos::deep_copy(exec, host_scalars, scalars);
+    exec.fence();
   };
   replace_residual(0);
   std::int64_t restart_step = 0;
 
   const StepRunner run_steps = chosen_cg_kernel(options) == CgKernel::resident
-                                   ? resident_steps<T, Sum>(x, r, p, q, scalars)
-                                   : launched_steps<T, Sum>(x, r, p, q, scalars);
+                                   ? resident_steps<T, Sum>(exec, x, r, p, q, scalars)
+                                   : launched_steps<T, Sum>(exec, x, r, p, q, scalars);
 
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     const std::int64_t check = schedule.next_check(done);
     run_steps(done, check - done, restart_step);
     done = check;
-    Kokkos::deep_copy(host_scalars, scalars);
-    double norm = residual_norm(x, rhs);
+    read_scalars();
+    double norm = residual_norm(exec, x, rhs);
     if (drifted(norm, static_cast<double>(host_scalars(done & 1)))) {
       replace_residual(done);
       restart_step = done;
-      Kokkos::deep_copy(host_scalars, scalars);
+      read_scalars();
       norm = std::sqrt(static_cast<double>(host_scalars(done & 1)));
     }
     if (!(host_scalars(Kernel::pq_slot) > 0) && done > 0) {
@@ -272,9 +312,12 @@ void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
   }
 }
 
-template void run_cg<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_cg<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
-template void run_cg_fused<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_cg_fused<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+#define PORTASOLVE_POISSON_CG(T)                                                                                       \
+  template void run_cg<T>(const ExecSpace&, const View2D<T>&, const View2D<T>&, const SolverOptions&, CheckSchedule&); \
+  template void run_cg_fused<T>(const ExecSpace&, const View2D<T>&, const View2D<T>&, const SolverOptions&,            \
+                                CheckSchedule&);
+PORTASOLVE_POISSON_CG(float)
+PORTASOLVE_POISSON_CG(double)
+#undef PORTASOLVE_POISSON_CG
 
 }  // namespace portasolve::poisson

@@ -19,6 +19,11 @@
 // the diagonal (jacobi) preconditioner; the dot products are summed across
 // ranks in rank order, so the iterates agree with one rank's to rounding and
 // reach the same tolerance within a step or two.
+//
+// These run on the default execution space instance: there is no overload
+// taking an instance (solve(exec, ...) is single-rank), since the halo
+// exchange (distributed/) packs on the default instance and waits with
+// global fences.
 #include <array>
 #include <cstdint>
 #include <memory>

@@ -36,7 +36,7 @@ class BlockedLauncher {
   }
 
  public:
-  BlockedLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+  BlockedLauncher(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const SolverOptions& options)
       : geometry_(block_geometry(rows, cols, tile_or_automatic(options.tile_rows, options.sweeps_per_launch),
                                  tile_or_automatic(options.tile_cols, options.sweeps_per_launch),
                                  options.sweeps_per_launch)) {
@@ -55,7 +55,7 @@ class BlockedLauncher {
         host_execution ? 1
                        : std::max(1, std::min(geometry_.region_rows(),
                                               options.team_rows > 0 ? options.team_rows : max_team_rows(vector)));
-    policy_ = Policy(league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
+    policy_ = Policy(exec, league, rows_in_flight, vector).set_scratch_size(0, Kokkos::PerTeam(scratch));
   }
 
   void launch(const BlockedJacobi<T>& kernel) const { Kokkos::parallel_for("poisson_jacobi_blocked", policy_, kernel); }
@@ -76,7 +76,7 @@ class BandLauncher {
   // a launch (BENCHMARKS.md): 64 rows 0.149 ms a sweep, 128 0.158, 256 0.202.
   enum { preferred_strip = 64 };
 
-  BandLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options) {
+  BandLauncher(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const SolverOptions& options) {
     BandGeometry& g = geometry_;
     g.columns = Kernel::columns;
     g.halo = options.sweeps_per_launch;
@@ -88,7 +88,7 @@ class BandLauncher {
     g.bands = ceil_div(cols - 2, g.output_cols());
     g.strips = ceil_div(rows - 2, g.strip_rows);
     const int team = host_execution ? 1 : Kernel::team_threads / band_lanes;
-    policy_ = Policy(ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
+    policy_ = Policy(exec, ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
   }
 
   void launch(const View2D<T>& x, const View2D<T>& x_next, const View2D<T>& rhs, T omega, bool weighted,
@@ -107,8 +107,9 @@ class ResidentLauncher {
   using Kernel = JacobiResidentTiles<T, resident_rows_per_warp>;
 
  public:
-  ResidentLauncher(std::int64_t rows, std::int64_t cols, const SolverOptions& options)
-      : stalled_("poisson_resident_stalled") {
+  // Its buffers are zeroed on exec; launches run there.
+  ResidentLauncher(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+      : exec_(exec), stalled_(zeroed_on<Kokkos::View<int, MemSpace>>(exec, "poisson_resident_stalled")) {
     const int capacity = compute_units();
     geometry_ = resident_geometry(rows, cols, options.sweeps_per_launch, capacity, Kernel::rows_per_warp);
     if (geometry_.tiles() == 0)
@@ -121,9 +122,9 @@ class ResidentLauncher {
               ", at most a third of the region): a " + std::to_string(rows) + "x" + std::to_string(cols) +
               " grid needs more; use fewer sweeps per launch or another blocked kernel");
     if (Kernel::stamped_exchange)
-      stamped_ = decltype(stamped_)("poisson_resident_stamped", 2, rows, cols);
+      stamped_ = zeroed_on<decltype(stamped_)>(exec, "poisson_resident_stamped", 2, rows, cols);
     else
-      flags_ = Kokkos::View<int*, MemSpace>("poisson_resident_flags", geometry_.tiles());
+      flags_ = zeroed_on<Kokkos::View<int*, MemSpace>>(exec, "poisson_resident_flags", geometry_.tiles());
   }
 
   // Runs `sweeps` sweeps from `from`; true when the result lies in `to`.
@@ -131,12 +132,13 @@ class ResidentLauncher {
               std::int64_t sweeps) {
     const Kernel kernel{from,      to,    rhs,      flags_,    stamped_, stalled_,
                         patience_, omega, weighted, geometry_, rounds_,  static_cast<int>(sweeps)};
-    const auto policy = typename Kernel::Policy(geometry_.tiles(), geometry_.warps, band_lanes)
+    const auto policy = typename Kernel::Policy(exec_, geometry_.tiles(), geometry_.warps, band_lanes)
                             .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)))
                             .set_chunk_size(1);  // hosts: one tile a thread, all running at once
     Kokkos::parallel_for("poisson_jacobi_resident", policy, kernel);
     int stalled = 0;
-    Kokkos::deep_copy(stalled, stalled_);
+    Kokkos::deep_copy(exec_, stalled, stalled_);
+    exec_.fence();  // the copy into a host value is asynchronous on GPUs
     if (stalled)
       throw SolverError(
           "jacobi_blocked: the resident tiles' teams did not all run at once (is the device shared "
@@ -146,6 +148,8 @@ class ResidentLauncher {
   }
 
  private:
+  // Lives no longer than the solve that made it (never kept in a workspace).
+  ExecSpace exec_;
   ResidentGeometry geometry_;
   Kokkos::View<int*, MemSpace> flags_;
   Kokkos::View<std::uint64_t***, Kokkos::LayoutRight, MemSpace> stamped_;
@@ -174,9 +178,9 @@ BlockedSweeps<T>::BlockedSweeps(std::int64_t rows, std::int64_t cols, const Solv
   // unit, where tiles are the next best (options.cpp).
   if (kernel == BlockedKernel::resident) kernel = BlockedKernel::tiles;
   if (kernel == BlockedKernel::registers)
-    kernels_->bands.emplace(rows, cols, options);
+    kernels_->bands.emplace(ExecSpace(), rows, cols, options);
   else
-    kernels_->tiles.emplace(rows, cols, options);
+    kernels_->tiles.emplace(ExecSpace(), rows, cols, options);
 }
 
 template <class T>
@@ -192,11 +196,12 @@ template class BlockedSweeps<float>;
 template class BlockedSweeps<double>;
 
 template <class T>
-void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void run_jacobi(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
   View2D<T> current = x;
   View2D<T> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_jacobi_next"), rows, cols);
-  Kokkos::deep_copy(next, x);  // the boundary, which sweeps never write
+  Kokkos::deep_copy(exec, next, x);  // the boundary, which sweeps never write
   const T omega = static_cast<T>(options.omega);
   const bool weighted = options.omega != 1;
   const bool blocked = options.method == Method::jacobi_blocked;
@@ -205,11 +210,11 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
   std::optional<ResidentLauncher<T>> resident_launcher;
   const BlockedKernel kernel = blocked ? chosen_blocked_kernel(options, rows, cols) : BlockedKernel::tiles;
   if (blocked && kernel == BlockedKernel::registers)
-    band_launcher.emplace(rows, cols, options);
+    band_launcher.emplace(exec, rows, cols, options);
   else if (blocked && kernel == BlockedKernel::resident)
-    resident_launcher.emplace(rows, cols, options);
+    resident_launcher.emplace(exec, rows, cols, options);
   else if (blocked)
-    blocked_launcher.emplace(rows, cols, options);
+    blocked_launcher.emplace(exec, rows, cols, options);
 
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
@@ -228,17 +233,22 @@ void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& o
               BlockedJacobi<T>{current, next, rhs, omega, weighted, blocked_launcher->geometry(), sweeps});
         done += sweeps;
       } else {
-        for_interior("poisson_jacobi", rows, cols, JacobiSweep<T>{current, next, rhs, omega, weighted});
+        for_interior(exec, "poisson_jacobi", rows, cols, JacobiSweep<T>{current, next, rhs, omega, weighted});
         ++done;
       }
       std::swap(current, next);
     }
-    stop = schedule.record(done, residual_norm(current, rhs));
+    stop = schedule.record(done, residual_norm(exec, current, rhs));
   }
-  if (current.data() != x.data()) Kokkos::deep_copy(x, current);
+  if (current.data() != x.data()) {
+    Kokkos::deep_copy(exec, x, current);
+    exec.fence();  // before `next`, which the copy may read, is freed
+  }
 }
 
-template void run_jacobi<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_jacobi<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+template void run_jacobi<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, const SolverOptions&,
+                                CheckSchedule&);
+template void run_jacobi<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&, const SolverOptions&,
+                                 CheckSchedule&);
 
 }  // namespace portasolve::poisson

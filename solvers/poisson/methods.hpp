@@ -13,7 +13,8 @@ namespace portasolve::poisson {
 // options.sweeps_per_launch sweeps in one launch from current into next
 // (the tiles or registers kernel, as options choose; resident, which keeps
 // the whole grid in one launch, is refused with OptionError, and auto picks
-// the next best instead). Each sweep gives the plain sweep's bits.
+// the next best instead). Each sweep gives the plain sweep's bits. Runs on
+// the default instance.
 template <class T>
 class BlockedSweeps {
  public:
@@ -26,15 +27,23 @@ class BlockedSweeps {
   std::shared_ptr<Kernels> kernels_;
 };
 
+// Every kernel and copy of a method runs on exec; a method returns with its
+// work on exec finished or ordered before the caller's next work on exec, and
+// with none pending on buffers it frees.
 template <class T>
-void run_jacobi(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+void run_jacobi(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                CheckSchedule& schedule);
 template <class T>
-void run_cg(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+            CheckSchedule& schedule);
 template <class T>
-void run_cg_fused(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+void run_cg_fused(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  CheckSchedule& schedule);
 template <class T>
-void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                   CheckSchedule& schedule);
 template <class T>
-void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule);
+void run_spectral(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  CheckSchedule& schedule);
 
 }  // namespace portasolve::poisson

@@ -11,6 +11,7 @@
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
+#include "solvers/poisson/on_instance.hpp"
 #include "solvers/poisson/workspace_cache.hpp"
 
 namespace portasolve::poisson {
@@ -77,7 +78,11 @@ template <class T>
 class Hierarchy {
  public:
   // symmetric: Gauss-Seidel post-smoothing in the reverse colour order.
-  Hierarchy(const View2D<T>& x, const View2D<T>& rhs, const MultigridOptions& options, bool symmetric = false)
+  // Its buffers are zeroed on exec. Every method below runs its kernels on
+  // the exec it is given, with no fence: a hierarchy kept between solves
+  // holds no instance.
+  Hierarchy(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const MultigridOptions& options,
+            bool symmetric = false)
       : options_(options), symmetric_(symmetric) {
     const auto axes = level_axes(x.extent(0), x.extent(1), options.coarsest_size);
     const bool smoother_residual = options.smoother != MultigridSmoother::rbgs;
@@ -93,11 +98,11 @@ class Hierarchy {
         level.u = x;
         level.f = rhs;
       } else {
-        level.u = View2D<T>(name + "_u", rows, cols);
-        level.f = View2D<T>(name + "_f", rows, cols);
+        level.u = zeroed_on<View2D<T>>(exec, name + "_u", rows, cols);
+        level.f = zeroed_on<View2D<T>>(exec, name + "_f", rows, cols);
       }
-      if (smoother_residual) level.residual = View2D<T>(name + "_residual", rows, cols);
-      if (smoother_step) level.step = View2D<T>(name + "_step", rows, cols);
+      if (smoother_residual) level.residual = zeroed_on<View2D<T>>(exec, name + "_residual", rows, cols);
+      if (smoother_step) level.step = zeroed_on<View2D<T>>(exec, name + "_step", rows, cols);
       if (l + 1 < axes.size()) {
         level.row_transfer = transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
         level.col_transfer = transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
@@ -116,66 +121,68 @@ class Hierarchy {
     levels_.front().f = rhs;
   }
 
-  void cycle(std::size_t l, MultigridCycle shape) {
+  void cycle(const ExecSpace& exec, std::size_t l, MultigridCycle shape) {
     if (l + 1 == levels_.size()) {
-      solve_coarsest();
+      solve_coarsest(exec);
       return;
     }
-    smooth(levels_[l], options_.pre_sweeps);
-    restrict_residual(l);
+    smooth(exec, levels_[l], options_.pre_sweeps);
+    restrict_residual(exec, l);
     switch (shape) {
       case MultigridCycle::v:
-        cycle(l + 1, shape);
+        cycle(exec, l + 1, shape);
         break;
       case MultigridCycle::w:
-        cycle(l + 1, shape);
-        cycle(l + 1, shape);
+        cycle(exec, l + 1, shape);
+        cycle(exec, l + 1, shape);
         break;
       case MultigridCycle::f:
-        cycle(l + 1, MultigridCycle::f);
-        cycle(l + 1, MultigridCycle::v);
+        cycle(exec, l + 1, MultigridCycle::f);
+        cycle(exec, l + 1, MultigridCycle::v);
         break;
     }
-    prolong_and_correct(l);
-    smooth(levels_[l], options_.post_sweeps, symmetric_);
+    prolong_and_correct(exec, l);
+    smooth(exec, levels_[l], options_.post_sweeps, symmetric_);
   }
 
   // Full multigrid: the residual equation restricted to the coarsest level
   // and solved there, then each finer level starts from the interpolated
   // coarser solution and runs one cycle.
-  void full_multigrid_cycle(MultigridCycle shape) {
-    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) restrict_residual(l);  // zeroes each coarse u
-    solve_coarsest();
+  void full_multigrid_cycle(const ExecSpace& exec, MultigridCycle shape) {
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) restrict_residual(exec, l);  // zeroes each coarse u
+    solve_coarsest(exec);
     for (std::size_t l = levels_.size() - 1; l-- > 0;) {
-      prolong_and_correct(l);
-      cycle(l, shape);
+      prolong_and_correct(exec, l);
+      cycle(exec, l, shape);
     }
   }
 
  private:
-  void smooth(Level<T>& level, int sweeps, bool black_first = false) {
+  void smooth(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first = false) {
     const GridRectangle points = interior_of(level.op);
     switch (options_.smoother) {
       case MultigridSmoother::rbgs:
         for (int s = 0; s < sweeps; ++s) {
           if (black_first)
-            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
-          for_rectangle("poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+            for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+          for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
           if (!black_first)
-            for_rectangle("poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+            for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
         }
         break;
       case MultigridSmoother::jacobi:
         for (int s = 0; s < sweeps; ++s) {
-          for_rectangle("poisson_mg_residual", points, LevelResidual<T>{level.u, level.f, level.residual, level.op});
-          for_rectangle("poisson_mg_jacobi", points,
+          for_rectangle(exec, "poisson_mg_residual", points,
+                        LevelResidual<T>{level.u, level.f, level.residual, level.op});
+          for_rectangle(exec, "poisson_mg_jacobi", points,
                         JacobiCorrection<T>{level.u, level.residual, level.op, static_cast<T>(options_.jacobi_omega)});
         }
         break;
       case MultigridSmoother::chebyshev:
         for (int s = 0; s < sweeps; ++s) {
-          for_rectangle("poisson_mg_residual", points, LevelResidual<T>{level.u, level.f, level.residual, level.op});
-          for_rectangle("poisson_mg_chebyshev", points,
+          for_rectangle(exec, "poisson_mg_residual", points,
+                        LevelResidual<T>{level.u, level.f, level.residual, level.op});
+          for_rectangle(exec, "poisson_mg_chebyshev", points,
                         ChebyshevStep<T>{level.u, level.step, level.residual, level.op,
                                          static_cast<T>(chebyshev_.keep[s]), static_cast<T>(chebyshev_.scale[s])});
         }
@@ -183,31 +190,31 @@ class Hierarchy {
     }
   }
 
-  void solve_coarsest() {
+  void solve_coarsest(const ExecSpace& exec) {
     Level<T>& level = levels_.back();
     const GridRectangle points = interior_of(level.op);
     if (std::int64_t(points.rows) * points.cols <= serial_coarsest_points) {
-      Kokkos::parallel_for("poisson_mg_coarsest_serial", Kokkos::RangePolicy<ExecSpace>(0, 1),
+      Kokkos::parallel_for("poisson_mg_coarsest_serial", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
                            SerialGaussSeidel<T>{level.u, level.f, level.op, coarsest_sweeps_});
       return;
     }
     for (int s = 0; s < coarsest_sweeps_; ++s) {
-      for_rectangle("poisson_mg_coarsest_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
-      for_rectangle("poisson_mg_coarsest_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+      for_rectangle(exec, "poisson_mg_coarsest_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+      for_rectangle(exec, "poisson_mg_coarsest_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
     }
   }
 
-  void restrict_residual(std::size_t l) {
+  void restrict_residual(const ExecSpace& exec, std::size_t l) {
     const Level<T>& fine = levels_[l];
     const Level<T>& coarse = levels_[l + 1];
     for_rectangle(
-        "poisson_mg_restrict_residual", interior_of(coarse.op),
+        exec, "poisson_mg_restrict_residual", interior_of(coarse.op),
         RestrictResidual<T>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f});
   }
 
-  void prolong_and_correct(std::size_t l) {
+  void prolong_and_correct(const ExecSpace& exec, std::size_t l) {
     const Level<T>& fine = levels_[l];
-    for_rectangle("poisson_mg_prolong_correct", interior_of(fine.op),
+    for_rectangle(exec, "poisson_mg_prolong_correct", interior_of(fine.op),
                   ProlongAndCorrect<T>{fine.u, levels_[l + 1].u, fine.row_transfer, fine.col_transfer});
   }
 
@@ -225,26 +232,28 @@ struct MultigridPreconditioner<T>::Cycle {
   View2D<T> f;  // level 0's right-hand side; its iterate is the caller's z
   Hierarchy<T> hierarchy;
   MultigridCycle shape;
-  Cycle(std::int64_t rows, std::int64_t cols, const MultigridOptions& options)
-      : f("poisson_mg_f", rows, cols), hierarchy(f, f, options, /*symmetric=*/true), shape(options.cycle) {}
+  Cycle(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const MultigridOptions& options)
+      : f(zeroed_on<View2D<T>>(exec, "poisson_mg_f", rows, cols)),
+        hierarchy(exec, f, f, options, /*symmetric=*/true),
+        shape(options.cycle) {}
 };
 
 template <class T>
-MultigridPreconditioner<T>::MultigridPreconditioner(std::int64_t rows, std::int64_t cols,
+MultigridPreconditioner<T>::MultigridPreconditioner(const ExecSpace& exec, std::int64_t rows, std::int64_t cols,
                                                     const MultigridOptions& options)
-    : cycle_(std::make_unique<Cycle>(rows, cols, options)) {}
+    : cycle_(std::make_unique<Cycle>(exec, rows, cols, options)) {}
 
 template <class T>
 MultigridPreconditioner<T>::~MultigridPreconditioner() = default;
 
 template <class T>
-void MultigridPreconditioner<T>::apply(const View2D<T>& r, const View2D<T>& z) {
+void MultigridPreconditioner<T>::apply(const ExecSpace& exec, const View2D<T>& r, const View2D<T>& z) {
   Cycle& c = *cycle_;
   // The cycle works on z itself: no copies in or out.
-  for_rectangle("poisson_mg_precondition_start", GridRectangle{0, 0, int(r.extent(0)), int(r.extent(1))},
+  for_rectangle(exec, "poisson_mg_precondition_start", GridRectangle{0, 0, int(r.extent(0)), int(r.extent(1))},
                 StartPreconditioner<T>{r, c.f, z});
   c.hierarchy.bind_finest(z, c.f);
-  c.hierarchy.cycle(0, c.shape);
+  c.hierarchy.cycle(exec, 0, c.shape);
 }
 
 template class MultigridPreconditioner<float>;
@@ -285,25 +294,30 @@ struct FinestBinding {
 }  // namespace
 
 template <class T>
-void run_multigrid(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                   CheckSchedule& schedule) {
   const MultigridOptions& mg = options.multigrid;
+  // A kept workspace was last used by a solve that ended with a host
+  // reduction on its instance: nothing of that solve still runs on it.
   const detail::BorrowedWorkspace<MultigridWorkspace<T>> workspace(
-      MultigridWorkspace<T>::key_of(x, mg), [&] { return MultigridWorkspace<T>{Hierarchy<T>(x, rhs, mg)}; });
+      MultigridWorkspace<T>::key_of(x, mg), [&] { return MultigridWorkspace<T>{Hierarchy<T>(exec, x, rhs, mg)}; });
   Hierarchy<T>& hierarchy = workspace->hierarchy;
   const FinestBinding<T> binding(hierarchy, x, rhs);
   // A residual check costs a fraction of one sweep, a cycle several sweeps on
   // every level: every cycle is checked, whatever check_every says.
   for (std::int64_t done = 0;;) {
     if (mg.fmg && done == 0)
-      hierarchy.full_multigrid_cycle(mg.cycle);
+      hierarchy.full_multigrid_cycle(exec, mg.cycle);
     else
-      hierarchy.cycle(0, mg.cycle);
+      hierarchy.cycle(exec, 0, mg.cycle);
     ++done;
-    if (schedule.record(done, residual_norm(x, rhs))) return;
+    if (schedule.record(done, residual_norm(exec, x, rhs))) return;
   }
 }
 
-template void run_multigrid<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_multigrid<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+template void run_multigrid<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, const SolverOptions&,
+                                   CheckSchedule&);
+template void run_multigrid<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
+                                    const SolverOptions&, CheckSchedule&);
 
 }  // namespace portasolve::poisson

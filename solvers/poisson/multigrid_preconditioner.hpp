@@ -15,14 +15,15 @@ namespace portasolve::poisson {
 template <class T>
 class MultigridPreconditioner {
  public:
-  // Allocates every level for a rows x cols grid once.
-  MultigridPreconditioner(std::int64_t rows, std::int64_t cols, const MultigridOptions& options);
+  // Allocates every level for a rows x cols grid once (zeroed on exec).
+  MultigridPreconditioner(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const MultigridOptions& options);
   ~MultigridPreconditioner();
   MultigridPreconditioner(const MultigridPreconditioner&) = delete;
   MultigridPreconditioner& operator=(const MultigridPreconditioner&) = delete;
 
-  // z = M^-1 r on the interior; r's ring is ignored, z's is zero.
-  void apply(const View2D<T>& r, const View2D<T>& z);
+  // z = M^-1 r on the interior; r's ring is ignored, z's is zero. Every
+  // kernel runs on exec, with no fence.
+  void apply(const ExecSpace& exec, const View2D<T>& r, const View2D<T>& z);
 
  private:
   struct Cycle;

@@ -53,17 +53,27 @@ void CheckSchedule::stop(std::int64_t done, double residual_norm, const char* re
 }
 
 template <class T>
-double residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
+double residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
   using Sum = typename Accumulator<T>::type;
   Sum sum = 0;
-  reduce_interior<Sum>("poisson_residual", x.extent(0), x.extent(1), ResidualSquared<T, Sum>{x, rhs}, sum);
+  reduce_interior<Sum>(exec, "poisson_residual", x.extent(0), x.extent(1), ResidualSquared<T, Sum>{x, rhs}, sum);
   return std::sqrt(static_cast<double>(sum));
 }
 
 template <class T>
+double residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, Boundary boundary) {
+  if (boundary == Boundary::dirichlet) return residual_norm(exec, x, rhs);
+  return whole_grid_residual_norm(exec, x, rhs, boundary);
+}
+
+template <class T>
+double residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
+  return residual_norm(ExecSpace(), x, rhs);
+}
+
+template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary) {
-  if (boundary == Boundary::dirichlet) return residual_norm(x, rhs);
-  return whole_grid_residual_norm(x, rhs, boundary);
+  return residual_norm(ExecSpace(), x, rhs, boundary);
 }
 
 namespace {
@@ -81,10 +91,10 @@ struct ZeroInteriorResidualSquared {
 };
 
 template <class T>
-double zero_interior_residual_norm(const View2D<T>& x, const View2D<T>& rhs) {
+double zero_interior_residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
   using Sum = typename Accumulator<T>::type;
   Sum sum = 0;
-  reduce_interior<Sum>("poisson_reference_residual", x.extent(0), x.extent(1),
+  reduce_interior<Sum>(exec, "poisson_reference_residual", x.extent(0), x.extent(1),
                        ZeroInteriorResidualSquared<T, Sum>{x, rhs}, sum);
   return std::sqrt(static_cast<double>(sum));
 }
@@ -98,9 +108,9 @@ constexpr double recheck_agreement = 1e-3;
 // checks measured (a race, a stale copy, memory corrupted after the check)
 // is an error, never a reported answer.
 template <class T>
-void recheck_final_residual(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
-                            const SolveReport& report) {
-  const double norm = residual_norm(x, rhs, options.boundary);
+void recheck_final_residual(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs,
+                            const SolverOptions& options, const SolveReport& report) {
+  const double norm = residual_norm(exec, x, rhs, options.boundary);
   const double relative = report.reference_norm > 0 ? norm / report.reference_norm : norm;
   const double recorded = report.relative_residual;
   if (std::isfinite(relative) && std::abs(relative - recorded) <= recheck_agreement * std::max(relative, recorded))
@@ -114,7 +124,8 @@ void recheck_final_residual(const View2D<T>& x, const View2D<T>& rhs, const Solv
 }  // namespace
 
 template <class T>
-SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& asked, const CheckCallback& on_check) {
+SolveReport solve(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& asked,
+                  const CheckCallback& on_check) {
   check(asked);
   SolverOptions options = asked;
   options.method = chosen_method(asked);
@@ -129,41 +140,52 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
                                 std::to_string(rhs.extent(1)) + ", the grid " + std::to_string(x.extent(0)) + "x" +
                                 std::to_string(x.extent(1)));
   const bool dirichlet = options.boundary == Boundary::dirichlet;
-  CheckSchedule schedule(options, dirichlet ? zero_interior_residual_norm(x, rhs) : whole_grid_norm(rhs), on_check);
-  if (!schedule.record(0, residual_norm(x, rhs, options.boundary))) {
+  CheckSchedule schedule(options, dirichlet ? zero_interior_residual_norm(exec, x, rhs) : whole_grid_norm(exec, rhs),
+                         on_check);
+  if (!schedule.record(0, residual_norm(exec, x, rhs, options.boundary))) {
     switch (options.method) {
       case Method::jacobi:
       case Method::jacobi_blocked:
-        run_jacobi(x, rhs, options, schedule);
+        run_jacobi(exec, x, rhs, options, schedule);
         break;
       case Method::cg:
-        run_cg(x, rhs, options, schedule);
+        run_cg(exec, x, rhs, options, schedule);
         break;
       case Method::cg_fused:
-        run_cg_fused(x, rhs, options, schedule);
+        run_cg_fused(exec, x, rhs, options, schedule);
         break;
       case Method::multigrid:
-        run_multigrid(x, rhs, options, schedule);
+        run_multigrid(exec, x, rhs, options, schedule);
         break;
       case Method::spectral:
-        run_spectral(x, rhs, options, schedule);
+        run_spectral(exec, x, rhs, options, schedule);
         break;
       case Method::automatic:
         break;  // chosen_method never returns it
     }
   }
-  recheck_final_residual(x, rhs, options, schedule.report());
+  // A host reduction on exec: on return x is complete.
+  recheck_final_residual(exec, x, rhs, options, schedule.report());
   schedule.report().method = options.method;
   return schedule.report();
 }
 
-template SolveReport solve<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&,
-                                  const CheckCallback&);
-template SolveReport solve<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&,
-                                   const CheckCallback&);
-template double residual_norm<float>(const View2D<float>&, const View2D<float>&);
-template double residual_norm<float>(const View2D<float>&, const View2D<float>&, Boundary);
-template double residual_norm<double>(const View2D<double>&, const View2D<double>&, Boundary);
-template double residual_norm<double>(const View2D<double>&, const View2D<double>&);
+template <class T>
+SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  const CheckCallback& on_check) {
+  return solve(ExecSpace(), x, rhs, options, on_check);
+}
+
+#define PORTASOLVE_POISSON_ENTRY_POINTS(T)                                                                       \
+  template SolveReport solve<T>(const ExecSpace&, const View2D<T>&, const View2D<T>&, const SolverOptions&,      \
+                                const CheckCallback&);                                                           \
+  template SolveReport solve<T>(const View2D<T>&, const View2D<T>&, const SolverOptions&, const CheckCallback&); \
+  template double residual_norm<T>(const ExecSpace&, const View2D<T>&, const View2D<T>&);                        \
+  template double residual_norm<T>(const View2D<T>&, const View2D<T>&);                                          \
+  template double residual_norm<T>(const ExecSpace&, const View2D<T>&, const View2D<T>&, Boundary);              \
+  template double residual_norm<T>(const View2D<T>&, const View2D<T>&, Boundary);
+PORTASOLVE_POISSON_ENTRY_POINTS(float)
+PORTASOLVE_POISSON_ENTRY_POINTS(double)
+#undef PORTASOLVE_POISSON_ENTRY_POINTS
 
 }  // namespace portasolve::poisson

@@ -37,17 +37,42 @@ using CheckCallback = std::function<void(const ResidualCheck&)>;
 
 // x: the initial guess with the boundary values in, the solution out.
 // rhs: B, the same extents as x (its outer ring is ignored).
-// Throws std::invalid_argument for bad options or extents, SolverError when
-// the iteration produces non-finite values.
+// Throws (core/errors.hpp) std::invalid_argument for extents out of range or
+// spectral on a backend without an FFT library (HIP),
+// OptionError (a std::invalid_argument naming the options field) for options
+// out of range or that this backend cannot run, InputError for neumann or
+// periodic B with no solution, SolverError when the iteration produces
+// non-finite values, the final re-check disagrees with the last check,
+// resident kernels' teams stall or the FFT library fails; and whatever
+// on_check throws.
+//
+// exec: the execution space instance (on GPUs, its stream) that every
+// kernel, copy and FFT of the solve is ordered on; the caller fences its own
+// earlier work on other instances that writes x or rhs. The solve waits on
+// exec alone (exec.fence(), reductions into host values), with no global
+// fence (a buffer's cudaFree still waits for the device, as CUDA does), and
+// on return x holds the solution: the host may read it with no fence. Kokkos
+// Kernels (cg's BLAS, the crs operator's spmv) has no instance overloads in
+// this build: on an instance other than the default one those calls run on
+// the default instance, after exec.fence() and followed by a fence of the
+// default instance. Without exec: the default instance, ExecSpace().
+template <class T>
+SolveReport solve(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  const CheckCallback& on_check = {});
 template <class T>
 SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
                   const CheckCallback& on_check = {});
 
-// ||B - L X||_2 over the interior, summed in double; blocks the host.
+// ||B - L X||_2 over the interior, summed in double; blocks the host until
+// exec (default: the default instance) has run it.
+template <class T>
+double residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs);
 template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs);
 // The same for a boundary option: dirichlet as above; neumann and periodic
 // over the whole grid with their neighbour rules (options.hpp).
+template <class T>
+double residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, Boundary boundary);
 template <class T>
 double residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary);
 

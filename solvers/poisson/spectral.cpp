@@ -139,26 +139,29 @@ struct DirichletWorkspace {
   View2D<T> interior, modes, factors;
   fft::Plan<T> row_transform;
 
-  DirichletWorkspace(std::int64_t m, std::int64_t n)
+  // Built on exec (its Thomas factors computed there); a kept workspace was
+  // last used by a solve that ended with a host reduction on its instance,
+  // so nothing still runs on it when another solve takes it.
+  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n)
       : interior(spectral_grid<T>("spectral_interior", m, n)),
         modes(spectral_grid<T>("spectral_modes", m, n)),
         factors(spectral_grid<T>("spectral_thomas_factors", m, n)),
         row_transform(fft::Kind::dst1, n, m) {
     const View1D<double> eigenvalues =
-        second_difference_eigenvalues<double>(n, 1, std::acos(-1.0) / double(2 * (n + 1)));
-    Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(0, n),
+        second_difference_eigenvalues<double>(exec, n, 1, std::acos(-1.0) / double(2 * (n + 1)));
+    Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
                          ThomasFactors<T>{factors, eigenvalues});
   }
 };
 
 // U = L_interior^-1 of w.interior, in place.
 template <class T>
-void apply_inverse(DirichletWorkspace<T>& w) {
+void apply_inverse(const ExecSpace& exec, DirichletWorkspace<T>& w) {
   const std::int64_t n = w.interior.extent(1);
-  w.row_transform.execute(w.interior, w.modes);
-  Kokkos::parallel_for("spectral_column_solve", Kokkos::RangePolicy<ExecSpace>(0, n),
+  w.row_transform.execute(exec, w.interior, w.modes);
+  Kokkos::parallel_for("spectral_column_solve", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
                        ColumnSolve<T>{w.modes, w.factors, 1.0 / double(2 * (n + 1))});
-  w.row_transform.execute(w.modes, w.interior);
+  w.row_transform.execute(exec, w.modes, w.interior);
 }
 
 // Direct solves (one, then refinement steps) a solve may run. In float one
@@ -171,16 +174,18 @@ constexpr std::int64_t most_direct_solves = 3;
 constexpr double least_refinement_gain = 2;
 
 template <class T>
-void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void solve_dirichlet(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                     CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
-  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols}, [&] { return DirichletWorkspace<T>(m, n); });
-  for_interior("spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
-  apply_inverse(*w);
-  for_interior("spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
+  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols},
+                                                           [&] { return DirichletWorkspace<T>(exec, m, n); });
+  for_interior(exec, "spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
+  apply_inverse(exec, *w);
+  for_interior(exec, "spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
   // Refinement runs only when a tolerance asks for it and is not yet met.
   for (std::int64_t solves = 1;; ++solves) {
     const double before = schedule.report().relative_residual;
-    if (schedule.record(solves, residual_norm(x, rhs))) {
+    if (schedule.record(solves, residual_norm(exec, x, rhs))) {
       if (!schedule.report().converged) schedule.report().stop_reason = "direct";
       return;
     }
@@ -189,33 +194,36 @@ void solve_dirichlet(const View2D<T>& x, const View2D<T>& rhs, const SolverOptio
       schedule.report().stop_reason = "direct";
       return;
     }
-    for_interior("spectral_residual", rows, cols, InteriorResidual<T>{x, rhs, w->interior});
-    apply_inverse(*w);
-    for_interior("spectral_add_correction", rows, cols, AddCorrection<T>{w->interior, x});
+    for_interior(exec, "spectral_residual", rows, cols, InteriorResidual<T>{x, rhs, w->interior});
+    apply_inverse(exec, *w);
+    for_interior(exec, "spectral_add_correction", rows, cols, AddCorrection<T>{w->interior, x});
   }
 }
 
 }  // namespace
 
 template <class T>
-void run_spectral(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options, CheckSchedule& schedule) {
+void run_spectral(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
+                  CheckSchedule& schedule) {
   switch (options.boundary) {
     case Boundary::dirichlet:
-      solve_dirichlet(x, rhs, options, schedule);
+      solve_dirichlet(exec, x, rhs, options, schedule);
       return;
     case Boundary::neumann:
-      solve_neumann(x, rhs);
+      solve_neumann(exec, x, rhs);
       break;
     case Boundary::periodic:
-      solve_periodic(x, rhs);
+      solve_periodic(exec, x, rhs);
       break;
   }
   // One direct solve: "tolerance" when one was asked for and met, else "direct".
-  if (!schedule.record(1, residual_norm(x, rhs, options.boundary)) || !schedule.report().converged)
+  if (!schedule.record(1, residual_norm(exec, x, rhs, options.boundary)) || !schedule.report().converged)
     schedule.report().stop_reason = "direct";
 }
 
-template void run_spectral<float>(const View2D<float>&, const View2D<float>&, const SolverOptions&, CheckSchedule&);
-template void run_spectral<double>(const View2D<double>&, const View2D<double>&, const SolverOptions&, CheckSchedule&);
+template void run_spectral<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, const SolverOptions&,
+                                  CheckSchedule&);
+template void run_spectral<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&, const SolverOptions&,
+                                   CheckSchedule&);
 
 }  // namespace portasolve::poisson

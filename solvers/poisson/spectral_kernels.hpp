@@ -26,22 +26,26 @@ struct Transpose {
 };
 
 template <class Value>
-void transpose(const char* name, const View2D<Value>& in, const View2D<Value>& out) {
-  Kokkos::parallel_for(name, SpectralRange({0, 0}, {int(in.extent(0)), int(in.extent(1))}), Transpose<Value>{in, out});
+void transpose(const ExecSpace& exec, const char* name, const View2D<Value>& in, const View2D<Value>& out) {
+  Kokkos::parallel_for(name, SpectralRange(exec, {0, 0}, {int(in.extent(0)), int(in.extent(1))}),
+                       Transpose<Value>{in, out});
 }
 
 // lambda_p = -4 sin^2((p + first) step), p = 0..count-1: the 1-D second
 // difference's eigenvalues (2 cos(2 theta) - 2 written without the
-// cancellation that loses the smooth modes), computed in double.
+// cancellation that loses the smooth modes), computed in double on the host
+// and copied on exec, which is fenced before the host buffer goes (a
+// workspace's or a whole-grid solve's setup, once).
 template <class T>
-View1D<T> second_difference_eigenvalues(std::int64_t count, std::int64_t first, double step) {
-  View1D<T> values("spectral_eigenvalues", count);
+View1D<T> second_difference_eigenvalues(const ExecSpace& exec, std::int64_t count, std::int64_t first, double step) {
+  View1D<T> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spectral_eigenvalues"), count);
   const auto host = Kokkos::create_mirror_view(values);
   for (std::int64_t p = 0; p < count; ++p) {
     const double s = std::sin(double(p + first) * step);
     host(p) = static_cast<T>(-4 * s * s);
   }
-  Kokkos::deep_copy(values, host);
+  Kokkos::deep_copy(exec, values, host);
+  exec.fence();
   return values;
 }
 
@@ -61,18 +65,19 @@ struct DivideByEigenvalues {
 };
 
 template <class Value, class T>
-void divide_by_eigenvalues(const View2D<Value>& coefficients, const View1D<T>& row_eigenvalues,
+void divide_by_eigenvalues(const ExecSpace& exec, const View2D<Value>& coefficients, const View1D<T>& row_eigenvalues,
                            const View1D<T>& column_eigenvalues, double scale) {
   Kokkos::parallel_for("spectral_divide",
-                       SpectralRange({0, 0}, {int(coefficients.extent(0)), int(coefficients.extent(1))}),
+                       SpectralRange(exec, {0, 0}, {int(coefficients.extent(0)), int(coefficients.extent(1))}),
                        DivideByEigenvalues<Value, T>{coefficients, row_eigenvalues, column_eigenvalues, T(scale)});
 }
 
-// The whole-grid boundaries (spectral_whole_grid.cpp). Throw InputError for
-// B that breaks the boundary's solvability condition.
+// The whole-grid boundaries (spectral_whole_grid.cpp), on exec; they return
+// with exec's work finished. Throw InputError for B that breaks the
+// boundary's solvability condition.
 template <class T>
-void solve_neumann(const View2D<T>& x, const View2D<T>& rhs);
+void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs);
 template <class T>
-void solve_periodic(const View2D<T>& x, const View2D<T>& rhs);
+void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs);
 
 }  // namespace portasolve::poisson

@@ -38,12 +38,12 @@ struct WeightedSum {
 };
 
 template <class T>
-void require_solvable(const View2D<T>& rhs, Boundary boundary) {
+void require_solvable(const ExecSpace& exec, const View2D<T>& rhs, Boundary boundary) {
   const bool neumann = boundary == Boundary::neumann;
   const GridRectangle grid = whole_grid(rhs.extent(0), rhs.extent(1));
   double sum = 0, magnitude = 0;
-  reduce_rectangle<double>("spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
-  reduce_rectangle<double>("spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
+  reduce_rectangle<double>(exec, "spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
+  reduce_rectangle<double>(exec, "spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
   if (std::abs(sum) <= incompatibility_tolerance<T> * magnitude) return;
   const char* what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
   char numbers[160];
@@ -56,8 +56,8 @@ void require_solvable(const View2D<T>& rhs, Boundary boundary) {
 }  // namespace
 
 template <class T>
-void solve_neumann(const View2D<T>& x, const View2D<T>& rhs) {
-  require_solvable(rhs, Boundary::neumann);
+void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
+  require_solvable(exec, rhs, Boundary::neumann);
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
   const View2D<T> along_rows = spectral_grid<T>("spectral_along_rows", rows, cols);
   const View2D<T> columns = spectral_grid<T>("spectral_columns", cols, rows);
@@ -65,21 +65,23 @@ void solve_neumann(const View2D<T>& x, const View2D<T>& rhs) {
   const fft::Plan<T> row_transform(fft::Kind::dct1, cols, rows), column_transform(fft::Kind::dct1, rows, cols);
   const double pi = std::acos(-1.0);
 
-  row_transform.execute(rhs, along_rows);
-  transpose("spectral_transpose", along_rows, columns);
-  column_transform.execute(columns, coefficients);
-  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(rows, 0, pi / double(2 * (rows - 1))),
-                        second_difference_eigenvalues<T>(cols, 0, pi / double(2 * (cols - 1))),
+  row_transform.execute(exec, rhs, along_rows);
+  transpose(exec, "spectral_transpose", along_rows, columns);
+  column_transform.execute(exec, columns, coefficients);
+  divide_by_eigenvalues(exec, coefficients,
+                        second_difference_eigenvalues<T>(exec, rows, 0, pi / double(2 * (rows - 1))),
+                        second_difference_eigenvalues<T>(exec, cols, 0, pi / double(2 * (cols - 1))),
                         4.0 * double(rows - 1) * double(cols - 1));
-  column_transform.execute(coefficients, columns);
-  transpose("spectral_transpose_back", columns, along_rows);
-  row_transform.execute(along_rows, x);
+  column_transform.execute(exec, coefficients, columns);
+  transpose(exec, "spectral_transpose_back", columns, along_rows);
+  row_transform.execute(exec, along_rows, x);
+  exec.fence();  // the buffers and plans above go on return
 }
 
 template <class T>
-void solve_periodic(const View2D<T>& x, const View2D<T>& rhs) {
+void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
   using Complex = Kokkos::complex<T>;
-  require_solvable(rhs, Boundary::periodic);
+  require_solvable(exec, rhs, Boundary::periodic);
   const std::int64_t rows = x.extent(0), cols = x.extent(1), half = cols / 2 + 1;
   const View2D<Complex> row_spectra = spectral_grid<Complex>("spectral_row_spectra", rows, half);
   const View2D<Complex> columns = spectral_grid<Complex>("spectral_columns", half, rows);
@@ -90,19 +92,21 @@ void solve_periodic(const View2D<T>& x, const View2D<T>& rhs) {
   const fft::Plan<T> columns_backward(fft::Kind::complex_backward, rows, half);
   const double pi = std::acos(-1.0);
 
-  rows_forward.execute(rhs, row_spectra);
-  transpose("spectral_transpose", row_spectra, columns);
-  columns_forward.execute(columns, coefficients);
-  divide_by_eigenvalues(coefficients, second_difference_eigenvalues<T>(rows, 0, pi / double(rows)),
-                        second_difference_eigenvalues<T>(half, 0, pi / double(cols)), double(rows) * double(cols));
-  columns_backward.execute(coefficients, columns);
-  transpose("spectral_transpose_back", columns, row_spectra);
-  rows_backward.execute(row_spectra, x);
+  rows_forward.execute(exec, rhs, row_spectra);
+  transpose(exec, "spectral_transpose", row_spectra, columns);
+  columns_forward.execute(exec, columns, coefficients);
+  divide_by_eigenvalues(exec, coefficients, second_difference_eigenvalues<T>(exec, rows, 0, pi / double(rows)),
+                        second_difference_eigenvalues<T>(exec, half, 0, pi / double(cols)),
+                        double(rows) * double(cols));
+  columns_backward.execute(exec, coefficients, columns);
+  transpose(exec, "spectral_transpose_back", columns, row_spectra);
+  rows_backward.execute(exec, row_spectra, x);
+  exec.fence();  // the buffers and plans above go on return
 }
 
-template void solve_neumann<float>(const View2D<float>&, const View2D<float>&);
-template void solve_neumann<double>(const View2D<double>&, const View2D<double>&);
-template void solve_periodic<float>(const View2D<float>&, const View2D<float>&);
-template void solve_periodic<double>(const View2D<double>&, const View2D<double>&);
+template void solve_neumann<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&);
+template void solve_neumann<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&);
+template void solve_periodic<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&);
+template void solve_periodic<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&);
 
 }  // namespace portasolve::poisson

@@ -8,6 +8,7 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
+#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::poisson {
 
@@ -26,14 +27,27 @@ inline GridRectangle interior(std::int64_t rows, std::int64_t cols) {
 }
 
 template <class Functor>
-void for_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
-  for_rectangle(name, interior(rows, cols), functor);
+void for_interior(const ExecSpace& exec, const char* name, std::int64_t rows, std::int64_t cols,
+                  const Functor& functor) {
+  for_rectangle(exec, name, interior(rows, cols), functor);
 }
 
-// Sums functor's contributions into `result` (a Sum& or a rank-0 device View).
+// Sums functor's contributions into `result` (a Sum&, exec then fenced, or a
+// rank-0 device View).
+template <class Sum, class Tag = void, class Functor, class Result>
+void reduce_interior(const ExecSpace& exec, const char* name, std::int64_t rows, std::int64_t cols,
+                     const Functor& functor, Result&& result) {
+  reduce_rectangle<Sum, Tag>(exec, name, interior(rows, cols), functor, result);
+}
+
+// The same on the default instance (the distributed solve).
+template <class Functor>
+void for_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
+  for_interior(ExecSpace(), name, rows, cols, functor);
+}
 template <class Sum, class Tag = void, class Functor, class Result>
 void reduce_interior(const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor, Result&& result) {
-  reduce_rectangle<Sum, Tag>(name, interior(rows, cols), functor, result);
+  reduce_interior<Sum, Tag>(ExecSpace(), name, rows, cols, functor, result);
 }
 
 // (L X)[i,j] - B[i,j] solved for X[i,j], optionally relaxed by omega, given

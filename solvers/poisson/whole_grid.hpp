@@ -53,21 +53,21 @@ struct SquaredValues {
 };
 
 template <class T>
-double whole_grid_residual_norm(const View2D<T>& x, const View2D<T>& rhs, Boundary boundary) {
+double whole_grid_residual_norm(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, Boundary boundary) {
   using Sum = typename Accumulator<T>::type;
   Sum sum = 0;
-  reduce_rectangle<Sum>("poisson_whole_grid_residual", whole_grid(x.extent(0), x.extent(1)),
+  reduce_rectangle<Sum>(exec, "poisson_whole_grid_residual", whole_grid(x.extent(0), x.extent(1)),
                         WholeGridResidualSquared<T, Sum>{x, rhs, boundary == Boundary::periodic}, sum);
   return std::sqrt(static_cast<double>(sum));
 }
 
 // ||B||_2 over the whole grid: the residual of X = 0.
 template <class T>
-double whole_grid_norm(const View2D<T>& rhs) {
+double whole_grid_norm(const ExecSpace& exec, const View2D<T>& rhs) {
   using Sum = typename Accumulator<T>::type;
   Sum sum = 0;
-  reduce_rectangle<Sum>("poisson_whole_grid_norm", whole_grid(rhs.extent(0), rhs.extent(1)), SquaredValues<T, Sum>{rhs},
-                        sum);
+  reduce_rectangle<Sum>(exec, "poisson_whole_grid_norm", whole_grid(rhs.extent(0), rhs.extent(1)),
+                        SquaredValues<T, Sum>{rhs}, sum);
   return std::sqrt(static_cast<double>(sum));
 }
 
