@@ -18,6 +18,11 @@
 // round on the block plus a ring of k r exchanged once a round, with k
 // lowered to what blocks of the split allow (k r pixels where split; 1: a
 // pass at a time as above); the same bits as one rank fusing k passes.
+//
+// Execution space instance: these entry points have no overload taking one
+// (smooth() has): they run on the default instance, ExecSpace(), whose work
+// the halo exchange (distributed/) waits for with global fences around its
+// MPI calls.
 #include <mpi.h>
 
 #include <array>

@@ -22,7 +22,9 @@ namespace portasolve::smoothing {
                                              ": use a smaller tile or fewer passes per launch");
 }
 
-// Tiles covering output rows [first_row, last_row), every column.
+// Tiles covering output rows [first_row, last_row), every column, launched
+// on `exec` (the launchers below take the instance the same way: their
+// policies carry it, so every launch is ordered on it).
 template <class Pixel, int FixedRadius>
 class FusedLauncher {
   using Kernel = FusedSmoothing<Pixel, FixedRadius>;
@@ -31,7 +33,8 @@ class FusedLauncher {
  public:
   // tile_rows, tile_cols: 0 = automatic (as tall as the span allows, then
   // as wide as the team scratch allows).
-  FusedLauncher(Kernel kernel, std::int64_t cols, int tile_rows, int tile_cols, int k, int first_row, int last_row)
+  FusedLauncher(const ExecSpace& exec, Kernel kernel, std::int64_t cols, int tile_rows, int tile_cols, int k,
+                int first_row, int last_row)
       : kernel_(kernel) {
     const int r = kernel.taps.radius, halo = k * r, span = last_row - first_row;
     const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(0));
@@ -59,7 +62,7 @@ class FusedLauncher {
     const int height = kernel_.geometry.region_rows() - 2 * r, width = kernel_.geometry.region_cols() - 2 * r;
     const int segments = std::max(1, std::min(height, team * vector / std::max(1, width)));
     kernel_.geometry.segment_rows = std::max(1, (height + segments - 1) / segments);
-    policy_ = Policy(kernel_.geometry.tiles_down * kernel_.geometry.tiles_across, team, vector)
+    policy_ = Policy(exec, kernel_.geometry.tiles_down * kernel_.geometry.tiles_across, team, vector)
                   .set_scratch_size(0, Kokkos::PerTeam(scratch));
   }
 
@@ -101,11 +104,11 @@ class StreamingLauncher {
 
   static bool applicable(std::int64_t rows, int k) { return k <= streamed_levels && rows > 2 * k * R; }
 
-  StreamingLauncher(const Kernel& kernel, const FusedSmoothing<Pixel, R>& tiles, std::int64_t rows, std::int64_t cols,
-                    const SmoothingOptions& options, int k)
+  StreamingLauncher(const ExecSpace& exec, const Kernel& kernel, const FusedSmoothing<Pixel, R>& tiles,
+                    std::int64_t rows, std::int64_t cols, const SmoothingOptions& options, int k)
       : kernel_(kernel),
-        top_(tiles, cols, 0, 0, k, 0, k * R),
-        bottom_(tiles, cols, 0, 0, k, static_cast<int>(rows) - k * R, static_cast<int>(rows)) {
+        top_(exec, tiles, cols, 0, 0, k, 0, k * R),
+        bottom_(exec, tiles, cols, 0, 0, k, static_cast<int>(rows) - k * R, static_cast<int>(rows)) {
     StreamGeometry& g = kernel_.geometry;
     g.halo = k * R;
     g.levels = k;
@@ -139,7 +142,7 @@ class StreamingLauncher {
     g.strip_rows = options.tile_rows > 0 ? options.tile_rows : preferred_strip;
     g.bands = ceil_div(cols, g.output_cols());
     g.strips = ceil_div(g.last_row - g.first_row, g.strip_rows);
-    policy_ = Policy(g.bands * g.strips, team, 1).set_scratch_size(0, Kokkos::PerTeam(Kernel::rows_bytes(g)));
+    policy_ = Policy(exec, g.bands * g.strips, team, 1).set_scratch_size(0, Kokkos::PerTeam(Kernel::rows_bytes(g)));
     if (host_execution) policy_.set_scratch_size(1, Kokkos::PerTeam(Kernel::columns_bytes(g)));
   }
 

@@ -214,7 +214,7 @@ struct RegisterBandSmoothing {
 };
 
 // Bands streaming the rows k inside the top and bottom edges; tiles for
-// those edge rows.
+// those edge rows; every launch on the instance the constructor is given.
 template <class Pixel>
 class RegisterBandLauncher {
   using Kernel = RegisterBandSmoothing<Pixel, streamed_levels>;
@@ -230,11 +230,11 @@ class RegisterBandLauncher {
     return k <= streamed_levels && rows > 2 * k && mode != BorderMode::wrap;
   }
 
-  RegisterBandLauncher(const Kernel& kernel, const FusedSmoothing<Pixel, 1>& tiles, std::int64_t rows,
-                       std::int64_t cols, const SmoothingOptions& options, int k)
+  RegisterBandLauncher(const ExecSpace& exec, const Kernel& kernel, const FusedSmoothing<Pixel, 1>& tiles,
+                       std::int64_t rows, std::int64_t cols, const SmoothingOptions& options, int k)
       : kernel_(kernel),
-        top_(tiles, cols, 0, 0, k, 0, k),
-        bottom_(tiles, cols, 0, 0, k, static_cast<int>(rows) - k, static_cast<int>(rows)) {
+        top_(exec, tiles, cols, 0, 0, k, 0, k),
+        bottom_(exec, tiles, cols, 0, 0, k, static_cast<int>(rows) - k, static_cast<int>(rows)) {
     RegisterBandGeometry& g = kernel_.geometry;
     g.columns = Kernel::columns;
     g.halo = k;
@@ -249,7 +249,7 @@ class RegisterBandLauncher {
     g.bands = ceil_div(cols, g.output_cols());
     g.strips = ceil_div(g.last_row - g.first_row, g.strip_rows);
     const int team = host_execution ? 1 : Kernel::team_threads / band_lanes;
-    policy_ = Policy(ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
+    policy_ = Policy(exec, ceil_div(static_cast<std::int64_t>(g.bands) * g.strips, team), team, band_lanes);
   }
 
   void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out, int passes) {

@@ -201,7 +201,7 @@ struct SeparableColumns {
   }
 };
 
-// Strips covering the image, launched with the kernel of the radius' tier.
+// Strips covering the image, launched on `exec` with the kernel of the radius' tier.
 template <class Pixel>
 class SeparableColumnLauncher {
  public:
@@ -213,9 +213,9 @@ class SeparableColumnLauncher {
 
   static bool applicable(int radius) { return radius <= largest_radius; }
 
-  SeparableColumnLauncher(const DeviceTaps<Pixel>& taps, const Border<Pixel>& border, int radius, std::int64_t rows,
-                          std::int64_t cols, int strip_rows, int columns)
-      : taps_(taps), border_(border) {
+  SeparableColumnLauncher(const ExecSpace& exec, const DeviceTaps<Pixel>& taps, const Border<Pixel>& border, int radius,
+                          std::int64_t rows, std::int64_t cols, int strip_rows, int columns)
+      : exec_(exec), taps_(taps), border_(border) {
     if (!applicable(radius))
       throw OptionError("separable_kernel", "separable_kernel columns: radius " + std::to_string(radius) +
                                                 " is above " + std::to_string(largest_radius) +
@@ -273,8 +273,9 @@ class SeparableColumnLauncher {
   template <int Tier, bool Exact>
   void run(const View2D<const Pixel>& in, const View2D<Pixel>& out) const {
     using Kernel = SeparableColumns<Pixel, Tier, Exact>;
-    const auto policy = typename Kernel::Policy(geometry_.strips_down * geometry_.strips_across, geometry_.columns, 1)
-                            .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)));
+    const auto policy =
+        typename Kernel::Policy(exec_, geometry_.strips_down * geometry_.strips_across, geometry_.columns, 1)
+            .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes(geometry_)));
     Kokkos::parallel_for("smoothing_separable_columns", policy, kernel<Tier, Exact>(in, out));
   }
 
@@ -291,6 +292,7 @@ class SeparableColumnLauncher {
     return typename Kernel::Policy(1, Kokkos::AUTO).team_size_max(Kernel{}, Kokkos::ParallelForTag());
   }
 
+  ExecSpace exec_;
   DeviceTaps<Pixel> taps_;
   Border<Pixel> border_;
   SeparableColumnGeometry geometry_{};

@@ -136,9 +136,9 @@ struct SeparableTiles {
 
 namespace portasolve::smoothing {
 
-// Tiles covering the image. tile_rows, tile_cols: 0 = automatic
-// (preferred_cols columns, as many rows as the team scratch allows, at most
-// most_rows).
+// Tiles covering the image, launched on `exec`. tile_rows, tile_cols: 0 =
+// automatic (preferred_cols columns, as many rows as the team scratch allows,
+// at most most_rows).
 template <class Pixel>
 class SeparableTileLauncher {
   using Kernel = SeparableTiles<Pixel>;
@@ -166,8 +166,8 @@ class SeparableTileLauncher {
     return g;
   }
 
-  SeparableTileLauncher(const Kernel& kernel, int radius, std::int64_t rows, std::int64_t cols, int tile_rows,
-                        int tile_cols)
+  SeparableTileLauncher(const ExecSpace& exec, const Kernel& kernel, int radius, std::int64_t rows, std::int64_t cols,
+                        int tile_rows, int tile_cols)
       : kernel_(kernel) {
     SeparableTileGeometry& g = kernel_.geometry;
     g = automatic_geometry(radius, rows, cols);
@@ -186,7 +186,7 @@ class SeparableTileLauncher {
     g.tiles_across = ceil_div(cols, g.tile_cols);
     const int vector = host_execution ? 1 : std::min(Policy::vector_length_max(), 32);
     const int team = host_execution ? 1 : 8;
-    policy_ = Policy(g.tiles_down * g.tiles_across, team, vector).set_scratch_size(0, Kokkos::PerTeam(bytes));
+    policy_ = Policy(exec, g.tiles_down * g.tiles_across, team, vector).set_scratch_size(0, Kokkos::PerTeam(bytes));
   }
 
   void launch(const View2D<const Pixel>& in, const View2D<Pixel>& out) {

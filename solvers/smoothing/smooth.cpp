@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
+#include "solvers/smoothing/grid_on_instance.hpp"
 #include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/register_bands.hpp"
 #include "solvers/smoothing/separable_columns.hpp"
@@ -70,9 +71,36 @@ struct PingPong {
   View2D<Pixel> target(std::int64_t i) const { return (launches - 1 - i) % 2 == 0 ? output : spare; }
 };
 
+// Fences exec before the work arrays its launches read are freed (they are
+// declared before it, so go after it): explicitly at the end of a run
+// (where an error would reach the caller), else while an exception from
+// on_launch or a launch unwinds (where it cannot be thrown on).
+class FenceBeforeRelease {
+ public:
+  FenceBeforeRelease(const ExecSpace& exec, bool needed) : exec_(exec), needed_(needed) {}
+  FenceBeforeRelease(const FenceBeforeRelease&) = delete;
+  FenceBeforeRelease& operator=(const FenceBeforeRelease&) = delete;
+  ~FenceBeforeRelease() {
+    try {
+      now();
+    } catch (...) {  // unwinding already: the first error is the one to report
+    }
+  }
+  void now() {
+    if (!needed_) return;
+    needed_ = false;
+    exec_.fence();
+  }
+
+ private:
+  ExecSpace exec_;
+  bool needed_;
+};
+
 template <class Pixel, int FixedRadius>
-SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
-                 const KernelPlan& plan, const DeviceTaps<Pixel>& taps, const PassCallback& on_launch) {
+SmoothReport run(const ExecSpace& exec, const View2D<const Pixel>& input, const View2D<Pixel>& output,
+                 const SmoothingOptions& options, const KernelPlan& plan, const DeviceTaps<Pixel>& taps,
+                 const PassCallback& on_launch) {
   const std::int64_t rows = input.extent(0), cols = input.extent(1);
   const Border<Pixel> border{options.border, constant_pixel<Pixel>(options.constant_value)};
   SmoothReport report;
@@ -84,7 +112,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   report.passes_per_launch = k;
   report.launches = (options.passes + k - 1) / k;
   if (options.passes == 0) {
-    Kokkos::deep_copy(output, input);
+    Kokkos::deep_copy(exec, output, input);
     return report;
   }
   using Sum = typename DeviceTaps<Pixel>::Sum;
@@ -94,7 +122,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   if (plan.separable && k == 1) {
     const SeparableKernel chosen = separable_kernel_for<Pixel>(options, plan.radius, rows, cols);
     if (chosen == SeparableKernel::columns) {
-      separable_columns.emplace(taps, border, plan.radius, rows, cols, options.strip_rows, options.tile_cols);
+      separable_columns.emplace(exec, taps, border, plan.radius, rows, cols, options.strip_rows, options.tile_cols);
       report.separable_kernel = SeparableKernel::columns;
       report.tile_rows = separable_columns->geometry().strip_rows;
       report.tile_cols = separable_columns->geometry().columns;
@@ -102,7 +130,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
       SeparableTiles<Pixel> kernel;
       kernel.taps = taps;
       kernel.border = border;
-      separable_tiles.emplace(kernel, plan.radius, rows, cols, options.tile_rows, options.tile_cols);
+      separable_tiles.emplace(exec, kernel, plan.radius, rows, cols, options.tile_rows, options.tile_cols);
       report.separable_kernel = SeparableKernel::tiles;
       report.tile_rows = separable_tiles->geometry().tile_rows;
       report.tile_cols = separable_tiles->geometry().tile_cols;
@@ -116,6 +144,8 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
   if (report.launches > 1)
     spare = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_spare")), rows, cols);
   const PingPong<Pixel> buffers{input, output, spare, report.launches};
+  // The taps' device weights (beyond the inline ones) are freed when smooth() returns.
+  FenceBeforeRelease fence_before_release(exec, spare.data() || partial.data() || !taps.all_inline);
 
   // Fused launches: register bands, else streamed bands, for fixed-radius
   // 2-D windows where the image is tall enough; tiles otherwise.
@@ -148,7 +178,7 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
         RegisterBandSmoothing<Pixel, streamed_levels> kernel;
         kernel.taps = taps;
         kernel.border = border;
-        registers.emplace(kernel, tiles, rows, cols, options, k);
+        registers.emplace(exec, kernel, tiles, rows, cols, options, k);
         report.fused_kernel = FusedKernel::registers;
         report.tile_rows = registers->geometry().strip_rows;
         report.tile_cols = registers->geometry().output_cols();
@@ -159,14 +189,14 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
         StreamingSmoothing<Pixel, StreamRadius, streamed_levels> kernel;
         kernel.taps = taps;
         kernel.border = border;
-        streamed.emplace(kernel, tiles, rows, cols, options, k);
+        streamed.emplace(exec, kernel, tiles, rows, cols, options, k);
         report.fused_kernel = FusedKernel::streamed;
         report.tile_rows = streamed->geometry().strip_rows;
         report.tile_cols = streamed->geometry().output_cols();
       }
     }
     if (!registers && !streamed) {
-      fused.emplace(tiles, cols, options.tile_rows, options.tile_cols, k, 0, static_cast<int>(rows));
+      fused.emplace(exec, tiles, cols, options.tile_rows, options.tile_cols, k, 0, static_cast<int>(rows));
       report.fused_kernel = FusedKernel::tiles;
       report.tile_rows = fused->geometry().tile_rows;
       report.tile_cols = fused->geometry().tile_cols;
@@ -199,30 +229,33 @@ SmoothReport run(const View2D<const Pixel>& input, const View2D<Pixel>& output, 
         const SeparableRows<Pixel> by_rows{kernel};
         Kokkos::parallel_for(
             "smoothing_along_rows",
-            Kokkos::RangePolicy<ExecSpace, AlongRows, Kokkos::IndexType<int>>(0, static_cast<int>(rows)), by_rows);
+            Kokkos::RangePolicy<ExecSpace, AlongRows, Kokkos::IndexType<int>>(exec, 0, static_cast<int>(rows)),
+            by_rows);
         Kokkos::parallel_for(
             "smoothing_along_columns",
-            Kokkos::RangePolicy<ExecSpace, AlongColumns, Kokkos::IndexType<int>>(0, static_cast<int>(rows)), by_rows);
+            Kokkos::RangePolicy<ExecSpace, AlongColumns, Kokkos::IndexType<int>>(exec, 0, static_cast<int>(rows)),
+            by_rows);
       } else {
-        for_rectangle("smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
-        for_rectangle("smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
+        for_rectangle_on(exec, "smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
+        for_rectangle_on(exec, "smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
       }
     } else {
       const Smooth2D<Pixel, FixedRadius> pass{from, to, taps, border};
       if constexpr (FixedRadius > 0 && !host_execution) {
         const int strip = options.strip_rows > 0 ? options.strip_rows : column_strip_rows;
         const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
-        for_rectangle("smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
+        for_rectangle_on(exec, "smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
       } else if constexpr (FixedRadius > 0) {
-        Kokkos::parallel_for("smoothing_2d_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, rows),
+        Kokkos::parallel_for("smoothing_2d_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(exec, 0, rows),
                              Smooth2DRows<Pixel, FixedRadius>{pass});
       } else {
-        for_rectangle("smoothing_2d", image, pass);
+        for_rectangle_on(exec, "smoothing_2d", image, pass);
       }
     }
     done += passes;
     if (on_launch) on_launch(done);
   }
+  fence_before_release.now();
   return report;
 }
 
@@ -233,20 +266,28 @@ int fused_passes_per_launch(const SmoothingOptions& options) {
 }
 
 template <class Pixel>
-SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
-                    const PassCallback& on_launch) {
+SmoothReport smooth(const ExecSpace& exec, const View2D<const Pixel>& input, const View2D<Pixel>& output,
+                    const SmoothingOptions& options, const PassCallback& on_launch) {
   const std::int64_t rows = input.extent(0), cols = input.extent(1);
   check(options, rows, cols);
   if (output.extent(0) != input.extent(0) || output.extent(1) != input.extent(1))
     throw std::invalid_argument("smoothing: the output's extents differ from the input's");
   if (output.data() == input.data()) throw std::invalid_argument("smoothing: the output must not alias the input");
   const KernelPlan plan = kernel_plan(options);
-  const DeviceTaps<Pixel> taps = device_taps<Pixel>(plan, options.rounding);
-  if (plan.radius == 1 && !plan.separable) return run<Pixel, 1>(input, output, options, plan, taps, on_launch);
-  return run<Pixel, 0>(input, output, options, plan, taps, on_launch);
+  const DeviceTaps<Pixel> taps = device_taps<Pixel>(exec, plan, options.rounding);
+  if (plan.radius == 1 && !plan.separable) return run<Pixel, 1>(exec, input, output, options, plan, taps, on_launch);
+  return run<Pixel, 0>(exec, input, output, options, plan, taps, on_launch);
+}
+
+template <class Pixel>
+SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
+                    const PassCallback& on_launch) {
+  return smooth<Pixel>(ExecSpace(), input, output, options, on_launch);
 }
 
 #define PORTASOLVE_SMOOTH(Pixel)                                                                                 \
+  template SmoothReport smooth<Pixel>(const ExecSpace&, const View2D<const Pixel>&, const View2D<Pixel>&,        \
+                                      const SmoothingOptions&, const PassCallback&);                             \
   template SmoothReport smooth<Pixel>(const View2D<const Pixel>&, const View2D<Pixel>&, const SmoothingOptions&, \
                                       const PassCallback&);
 PORTASOLVE_SMOOTH(std::uint8_t)

@@ -32,9 +32,26 @@ using PassCallback = std::function<void(std::int64_t passes_done)>;
 int fused_passes_per_launch(const SmoothingOptions& options);
 
 // Pixel: std::uint8_t, std::uint16_t, std::int32_t, float or double.
-// output must have input's extents and not alias it. Throws
-// std::invalid_argument for bad options or a fused tile that does not fit the
-// team scratch.
+// output must have input's extents and not alias it.
+//
+// Every kernel and copy runs on `exec`, in order after the work already
+// queued there; the caller fences its own earlier work on other instances
+// (input written there, say). Asynchronous: it may return before exec has
+// finished (it waits for exec only before freeing its own work arrays:
+// several launches, two_launches, more than DeviceTaps::inline_taps
+// weights), so fence exec, or deep_copy on exec and fence it, before the
+// host reads output. Its temporaries are its own, so calls on different
+// instances may run at once on different outputs. The overload without
+// `exec` runs on ExecSpace(), the default instance.
+//
+// Throws OptionError (an std::invalid_argument naming the options field)
+// for options this backend cannot run, a fused or separable tile that does
+// not fit the team scratch included; std::invalid_argument for an empty
+// image or one of 2^31 pixels or more, or an output whose extents differ
+// from the input's or which aliases it; whatever on_launch throws.
+template <class Pixel>
+SmoothReport smooth(const ExecSpace& exec, const View2D<const Pixel>& input, const View2D<Pixel>& output,
+                    const SmoothingOptions& options, const PassCallback& on_launch = {});
 template <class Pixel>
 SmoothReport smooth(const View2D<const Pixel>& input, const View2D<Pixel>& output, const SmoothingOptions& options,
                     const PassCallback& on_launch = {});

@@ -53,7 +53,7 @@ bool all_integers(const std::vector<double>& weights, double limit) {
 }  // namespace
 
 template <class Pixel>
-DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
+DeviceTaps<Pixel> device_taps(const ExecSpace& exec, const KernelPlan& plan, Rounding rounding) {
   using Weight = typename DeviceTaps<Pixel>::Weight;
   DeviceTaps<Pixel> taps;
   taps.radius = plan.radius;
@@ -106,9 +106,10 @@ DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
   }
   View1D<Weight> weights(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_weights")),
                          typed.size());
-  const auto host = Kokkos::create_mirror_view(weights);
+  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), weights, Kokkos::WithoutInitializing);
   for (std::size_t k = 0; k < typed.size(); ++k) host(k) = typed[k];
-  Kokkos::deep_copy(weights, host);
+  Kokkos::deep_copy(exec, weights, host);
+  exec.fence();  // `host` is freed at return
   taps.weights = weights;
   return taps;
 }
@@ -124,8 +125,8 @@ Pixel constant_pixel(double value) {
   }
 }
 
-#define PORTASOLVE_SMOOTHING_TAPS(Pixel)                                      \
-  template DeviceTaps<Pixel> device_taps<Pixel>(const KernelPlan&, Rounding); \
+#define PORTASOLVE_SMOOTHING_TAPS(Pixel)                                                        \
+  template DeviceTaps<Pixel> device_taps<Pixel>(const ExecSpace&, const KernelPlan&, Rounding); \
   template Pixel constant_pixel<Pixel>(double);
 PORTASOLVE_SMOOTHING_TAPS(std::uint8_t)
 PORTASOLVE_SMOOTHING_TAPS(std::uint16_t)

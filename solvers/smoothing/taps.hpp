@@ -137,10 +137,15 @@ struct DeviceTaps {
   }
 };
 
-// Builds the typed weights on the device. Throws std::invalid_argument when
-// integer sums could overflow 64 bits.
+// Builds the typed weights on the device; more than inline_taps are copied
+// there on `exec`, which is then fenced (the host copy goes at return).
+// Throws std::invalid_argument when integer sums could overflow 64 bits.
 template <class Pixel>
-DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding);
+DeviceTaps<Pixel> device_taps(const ExecSpace& exec, const KernelPlan& plan, Rounding rounding);
+template <class Pixel>
+DeviceTaps<Pixel> device_taps(const KernelPlan& plan, Rounding rounding) {
+  return device_taps<Pixel>(ExecSpace(), plan, rounding);
+}
 
 // The constant border value as a pixel (integers: rounded to nearest and
 // clamped to the type's range).
