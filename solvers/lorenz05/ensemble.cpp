@@ -10,6 +10,7 @@
 #include "core/names.hpp"
 #include "solvers/lorenz05/kernels.hpp"
 #include "solvers/lorenz05/tendency.hpp"
+#include "solvers/smoothing/grid_on_instance.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
 namespace portasolve::lorenz05 {
@@ -33,7 +34,11 @@ struct Ensemble<T>::State {
 };
 
 template <class T>
-Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : state_(std::make_unique<State>()) {
+Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : Ensemble(ExecSpace(), parameters, layout) {}
+
+template <class T>
+Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, Layout layout)
+    : state_(std::make_unique<State>()) {
   check(parameters);
   State& s = *state_;
   s.parameters = parameters;
@@ -49,10 +54,11 @@ Ensemble<T>::Ensemble(const ModelParameters& parameters, Layout layout) : state_
   co.c = static_cast<T>(parameters.coupling);
   co.dt = static_cast<T>(parameters.delta_t);
   const std::vector<double> weights = smoothing::running_smoother_weights(co.smooth_steps);
-  View1D<T> smoother("lorenz05_smoother", weights.size());
-  const auto host = Kokkos::create_mirror_view(smoother);
+  View1D<T> smoother(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_smoother")), weights.size());
+  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), smoother, Kokkos::WithoutInitializing);
   for (std::size_t j = 0; j < weights.size(); ++j) host(j) = static_cast<T>(weights[j]);
-  Kokkos::deep_copy(smoother, host);
+  Kokkos::deep_copy(exec, smoother, host);
+  exec.fence();  // `host` is freed at return
   co.smoother = smoother;
 
   const std::size_t limit = static_cast<std::size_t>(TeamSteps<T>::Policy::scratch_size_max(0));
@@ -90,6 +96,11 @@ Layout Ensemble<T>::layout() const {
 
 template <class T>
 void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
+  advance(ExecSpace(), states, steps);
+}
+
+template <class T>
+void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::int64_t steps) {
   State& s = *state_;
   const int members = static_cast<int>(states.extent(0));
   if (static_cast<int>(states.extent(1)) != s.co.n)
@@ -97,14 +108,15 @@ void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
                                 std::to_string(s.co.n));
   if (members == 0 || steps <= 0) return;
   if (s.layout == Layout::vector) {  // its increment stays in thread scratch
-    advance_vector(s.co, states, steps);
+    advance_vector(exec, s.co, states, steps);
     return;
   }
   const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);
   if (s.layout == Layout::team) {
     using Policy = typename TeamSteps<T>::Policy;
     const int team = host_execution ? 1 : std::min(256, ((s.co.n + 31) / 32) * 32);
-    const Policy policy = Policy(members, team).set_scratch_size(0, Kokkos::PerTeam(TeamSteps<T>::scratch_bytes(s.co)));
+    const Policy policy =
+        Policy(exec, members, team).set_scratch_size(0, Kokkos::PerTeam(TeamSteps<T>::scratch_bytes(s.co)));
     Kokkos::parallel_for("lorenz05_team_steps", policy, TeamSteps<T>{s.co, states, increment, steps});
     return;
   }
@@ -112,19 +124,33 @@ void Ensemble<T>::advance(const View2D<T>& states, std::int64_t steps) {
   View2D<T> next_input = s.work(s.next_input, "lorenz05_next_input", members);
   const View2D<T> large = s.co.two_scale() ? s.work(s.large, "lorenz05_large", members) : View2D<T>();
   const View2D<T> average = s.work(s.average, "lorenz05_average", members);
-  Kokkos::deep_copy(input, states);
+  Kokkos::deep_copy(exec, input, states);
   const GridRectangle all{0, 0, members, s.co.n};
   for (std::int64_t step = 0; step < steps; ++step)
     for (int stage = 0; stage < 4; ++stage) {
       const FlatStage<T> kernel{s.co, states, input, next_input, large, average, increment, stage};
-      if (s.co.two_scale()) for_rectangle("lorenz05_smooth", all, Tagged<FlatStage<T>, SmoothStage>{kernel});
-      for_rectangle("lorenz05_average", all, Tagged<FlatStage<T>, AverageStage>{kernel});
-      for_rectangle("lorenz05_rate", all, Tagged<FlatStage<T>, RateStage>{kernel});
+      if (s.co.two_scale())
+        smoothing::for_rectangle_on(exec, "lorenz05_smooth", all, Tagged<FlatStage<T>, SmoothStage>{kernel});
+      smoothing::for_rectangle_on(exec, "lorenz05_average", all, Tagged<FlatStage<T>, AverageStage>{kernel});
+      smoothing::for_rectangle_on(exec, "lorenz05_rate", all, Tagged<FlatStage<T>, RateStage>{kernel});
       std::swap(input, next_input);
     }
 }
 
 namespace {
+// A per-point result the kernel writes whole (no initialising launch).
+View1D<double> per_point(const ExecSpace& exec, const char* label, const int n) {
+  return View1D<double>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
+}
+
+// A host copy of `view`, queued on exec (the same View where the host can
+// read it): fence exec before reading it.
+Kokkos::View<double*, Kokkos::HostSpace> to_host(const ExecSpace& exec, const View1D<double>& view) {
+  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+  Kokkos::deep_copy(exec, host, view);
+  return host;
+}
+
 template <class T>
 struct MemberStatistics {
   View2D<const T> states;
@@ -146,19 +172,25 @@ struct MemberStatistics {
 }  // namespace
 
 template <class T>
-EnsembleStatistics ensemble_statistics(const View2D<T>& states) {
+EnsembleStatistics ensemble_statistics(const ExecSpace& exec, const View2D<T>& states) {
   const int n = static_cast<int>(states.extent(1));
-  View1D<double> mean("lorenz05_mean", n), spread("lorenz05_spread", n);
-  Kokkos::parallel_for("lorenz05_statistics", Kokkos::RangePolicy<ExecSpace>(0, n),
+  const View1D<double> mean = per_point(exec, "lorenz05_mean", n), spread = per_point(exec, "lorenz05_spread", n);
+  Kokkos::parallel_for("lorenz05_statistics", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
                        MemberStatistics<T>{states, mean, spread});
   EnsembleStatistics result{std::vector<double>(n), std::vector<double>(n)};
-  const auto host_mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
-  const auto host_spread = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), spread);
+  const auto host_mean = to_host(exec, mean);
+  const auto host_spread = to_host(exec, spread);
+  exec.fence();
   for (int i = 0; i < n; ++i) {
     result.mean[i] = host_mean(i);
     result.spread[i] = host_spread(i);
   }
   return result;
+}
+
+template <class T>
+EnsembleStatistics ensemble_statistics(const View2D<T>& states) {
+  return ensemble_statistics(ExecSpace(), states);
 }
 
 namespace {
@@ -183,20 +215,26 @@ struct MemberPartial {
 }  // namespace
 
 template <class T>
-PartialStatistics partial_statistics(const View2D<T>& states) {
+PartialStatistics partial_statistics(const ExecSpace& exec, const View2D<T>& states) {
   const int n = static_cast<int>(states.extent(1));
   if (states.extent(0) == 0) throw std::invalid_argument("partial_statistics: no members");
-  View1D<double> mean("lorenz05_mean", n), squares("lorenz05_squares", n);
-  Kokkos::parallel_for("lorenz05_partial_statistics", Kokkos::RangePolicy<ExecSpace>(0, n),
+  const View1D<double> mean = per_point(exec, "lorenz05_mean", n), squares = per_point(exec, "lorenz05_squares", n);
+  Kokkos::parallel_for("lorenz05_partial_statistics", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
                        MemberPartial<T>{states, mean, squares});
   PartialStatistics result{static_cast<std::int64_t>(states.extent(0)), std::vector<double>(n), std::vector<double>(n)};
-  const auto host_mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean);
-  const auto host_squares = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), squares);
+  const auto host_mean = to_host(exec, mean);
+  const auto host_squares = to_host(exec, squares);
+  exec.fence();
   for (int i = 0; i < n; ++i) {
     result.mean[i] = host_mean(i);
     result.squares[i] = host_squares(i);
   }
   return result;
+}
+
+template <class T>
+PartialStatistics partial_statistics(const View2D<T>& states) {
+  return partial_statistics(ExecSpace(), states);
 }
 
 void merge_statistics(PartialStatistics& into, const PartialStatistics& next) {
@@ -227,8 +265,12 @@ EnsembleStatistics finish_statistics(const PartialStatistics& all) {
 
 template class Ensemble<float>;
 template class Ensemble<double>;
+template EnsembleStatistics ensemble_statistics<float>(const ExecSpace&, const View2D<float>&);
+template EnsembleStatistics ensemble_statistics<double>(const ExecSpace&, const View2D<double>&);
 template EnsembleStatistics ensemble_statistics<float>(const View2D<float>&);
 template EnsembleStatistics ensemble_statistics<double>(const View2D<double>&);
+template PartialStatistics partial_statistics<float>(const ExecSpace&, const View2D<float>&);
+template PartialStatistics partial_statistics<double>(const ExecSpace&, const View2D<double>&);
 template PartialStatistics partial_statistics<float>(const View2D<float>&);
 template PartialStatistics partial_statistics<double>(const View2D<double>&);
 

@@ -27,16 +27,30 @@ const std::vector<std::string>& layout_names();  // automatic, team, flat, vecto
 Layout layout_from_name(const std::string& name);
 std::string name_of(Layout layout);
 
+// Execution space instances: each entry point below that touches the device
+// has an overload taking `exec` first, whose kernels and copies all run on
+// exec, in order after the work already queued there; the caller fences its
+// own earlier work on other instances (states written there, say). The
+// overloads without `exec` run on ExecSpace(), the default instance. One
+// Ensemble's work arrays serve all its advance() calls: calls on different
+// instances must not overlap (fence the one before).
 template <class T>
 class Ensemble {
  public:
-  // Throws std::invalid_argument for bad parameters, or `team` (`vector`)
-  // when a member's stage state does not fit the backend's team (thread) scratch.
+  // Throws OptionError (an std::invalid_argument naming the parameter, or
+  // "layout") for bad parameters, or `team` (`vector`) when a member's stage
+  // state does not fit the backend's team (thread) scratch. The smoother's
+  // weights are copied to the device on exec, which is fenced before return.
+  Ensemble(const ExecSpace& exec, const ModelParameters& parameters, Layout layout);
   Ensemble(const ModelParameters& parameters, Layout layout);
   ~Ensemble();
   Ensemble(Ensemble&&) noexcept;
 
   // Advances every row of `states` (E x N) by `steps` RK4 steps, in place.
+  // Asynchronous: it may return before exec has finished, so fence exec (or
+  // deep_copy on exec and fence it) before the host reads states. Throws
+  // std::invalid_argument when states' rows are not N points long.
+  void advance(const ExecSpace& exec, const View2D<T>& states, std::int64_t steps);
   void advance(const View2D<T>& states, std::int64_t steps);
 
   Layout layout() const;  // the one in use (never automatic)
@@ -47,10 +61,13 @@ class Ensemble {
 };
 
 // Per point over the members: mean and spread (sample standard deviation,
-// 0 for one member), summed in double.
+// 0 for one member), summed in double. Computed on exec, which is fenced
+// before return (the result is on the host).
 struct EnsembleStatistics {
   std::vector<double> mean, spread;  // N each
 };
+template <class T>
+EnsembleStatistics ensemble_statistics(const ExecSpace& exec, const View2D<T>& states);
 template <class T>
 EnsembleStatistics ensemble_statistics(const View2D<T>& states);
 
@@ -63,9 +80,14 @@ struct PartialStatistics {
   std::int64_t members = 0;
   std::vector<double> mean, squares;  // N each
 };
+// Computed on exec, fenced before return; throws std::invalid_argument for
+// no members.
+template <class T>
+PartialStatistics partial_statistics(const ExecSpace& exec, const View2D<T>& states);
 template <class T>
 PartialStatistics partial_statistics(const View2D<T>& states);
-// `into` becomes the statistics of its members and `next`'s together.
+// `into` becomes the statistics of its members and `next`'s together. Host
+// only (no instance); throws std::invalid_argument for blocks of different N.
 void merge_statistics(PartialStatistics& into, const PartialStatistics& next);
 EnsembleStatistics finish_statistics(const PartialStatistics& all);
 

@@ -237,9 +237,9 @@ struct VectorSteps {
   }
 };
 
-// Launches VectorSteps over the rows of `states`: in vector_steps.cpp, the
-// one file compiled without GCC's loop vectoriser (CMakeLists.txt says why).
+// Launches VectorSteps over the rows of `states` on exec: in vector_steps.cpp,
+// the one file compiled without GCC's loop vectoriser (CMakeLists.txt says why).
 template <class T>
-void advance_vector(const Coefficients<T>& co, const View2D<T>& states, std::int64_t steps);
+void advance_vector(const ExecSpace& exec, const Coefficients<T>& co, const View2D<T>& states, std::int64_t steps);
 
 }  // namespace portasolve::lorenz05

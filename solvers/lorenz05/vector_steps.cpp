@@ -5,16 +5,18 @@
 namespace portasolve::lorenz05 {
 
 template <class T>
-void advance_vector(const Coefficients<T>& co, const View2D<T>& states, const std::int64_t steps) {
+void advance_vector(const ExecSpace& exec, const Coefficients<T>& co, const View2D<T>& states,
+                    const std::int64_t steps) {
   using Policy = typename VectorSteps<T>::Policy;
   const int members = static_cast<int>(states.extent(0));
   const Policy policy =
-      Policy(members, 1)
+      Policy(exec, members, 1)
           .set_scratch_size(VectorSteps<T>::scratch_level, Kokkos::PerTeam(VectorSteps<T>::scratch_bytes(co)));
   Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T>{co, states, steps});
 }
 
-template void advance_vector<float>(const Coefficients<float>&, const View2D<float>&, std::int64_t);
-template void advance_vector<double>(const Coefficients<double>&, const View2D<double>&, std::int64_t);
+template void advance_vector<float>(const ExecSpace&, const Coefficients<float>&, const View2D<float>&, std::int64_t);
+template void advance_vector<double>(const ExecSpace&, const Coefficients<double>&, const View2D<double>&,
+                                     std::int64_t);
 
 }  // namespace portasolve::lorenz05
