@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fft/fft.hpp"
+#include "tests/fft/instance.hpp"
 
 namespace portasolve::fft {
 namespace {
@@ -358,6 +361,93 @@ TEST(Fft, PlansForTheCallingThreadMatchAndNeedAlignedViews) {
     EXPECT_NE(std::string(error.what()).find("aligned to 64 bytes"), std::string::npos) << error.what();
   }
 }
+
+// Views of rows x cols values (Kokkos::complex<T> or T), random in [-1, 1].
+template <class Value>
+View2D<Value> random_view(std::int64_t rows, std::int64_t cols, unsigned seed) {
+  View2D<Value> view("in", rows, cols);
+  auto host = Kokkos::create_mirror_view(view);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  for (std::int64_t b = 0; b < rows; ++b)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      if constexpr (std::is_arithmetic<Value>::value)
+        host(b, j) = Value(value(rng));
+      else
+        host(b, j) = Value(value(rng), value(rng));
+    }
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
+template <class Value>
+View2D<Value> poisoned(std::int64_t rows, std::int64_t cols) {
+  View2D<Value> view("out", rows, cols);
+  Kokkos::deep_copy(view, Value(std::numeric_limits<double>::quiet_NaN()));
+  return view;
+}
+
+template <class Value>
+int non_finite(const std::vector<Value>& values) {
+  int count = 0;
+  for (const Value& v : values) {
+    if constexpr (std::is_arithmetic<Value>::value)
+      count += !std::isfinite(v);
+    else
+      count += !std::isfinite(v.real()) || !std::isfinite(v.imag());
+  }
+  return count;
+}
+
+// One plan of `kind` run on the default instance, then on `exec`, then on
+// the default instance again: the same bits each time. The instance's output
+// is poisoned (NaN) first and read after exec.fence() alone; a transform that
+// ran on the default stream instead would leave NaN or a partial result
+// there on CUDA.
+template <class T, class In, class Out>
+void expect_execution_on_instance_matches(const ExecSpace& exec, Kind kind, std::int64_t n, std::int64_t rows) {
+  const Plan<T> plan(kind, n, rows);
+  const View2D<In> in = random_view<In>(rows, input_length(kind, n), unsigned(n + 40000 + int(kind)));
+  const std::int64_t out_cols = output_length(kind, n);
+  const View2D<Out> by_default = poisoned<Out>(rows, out_cols);
+  Kokkos::fence();
+  plan.execute(in, by_default);
+  Kokkos::fence();
+  const std::vector<Out> expected = testing::read_now(by_default);
+  EXPECT_EQ(non_finite(expected), 0) << name_of(kind);
+
+  const View2D<Out> on_instance = poisoned<Out>(rows, out_cols);
+  Kokkos::fence();  // the poison and the input are written before the instance reads
+  plan.execute(exec, in, on_instance);
+  exec.fence();
+  EXPECT_EQ(testing::bit_differences(testing::read_now(on_instance), expected), 0) << name_of(kind) << " on exec";
+
+  const View2D<Out> again = poisoned<Out>(rows, out_cols);
+  Kokkos::fence();
+  plan.execute(in, again);
+  Kokkos::fence();
+  EXPECT_EQ(testing::bit_differences(testing::read_now(again), expected), 0) << name_of(kind) << " default again";
+}
+
+template <class T>
+void expect_every_kind_on_an_instance_matches() {
+  using C = Kokkos::complex<T>;
+  const testing::OwnInstance instance;
+  const ExecSpace& exec = instance.exec();
+  // Odd lengths, a batch large enough for many blocks on a GPU.
+  for (const std::int64_t n : {std::int64_t(37), std::int64_t(1001)}) {
+    const std::int64_t rows = 257;
+    expect_execution_on_instance_matches<T, C, C>(exec, Kind::complex_forward, n, rows);
+    expect_execution_on_instance_matches<T, C, C>(exec, Kind::complex_backward, n, rows);
+    expect_execution_on_instance_matches<T, T, C>(exec, Kind::real_forward, n, rows);
+    expect_execution_on_instance_matches<T, C, T>(exec, Kind::real_backward, n, rows);
+    expect_execution_on_instance_matches<T, T, T>(exec, Kind::dst1, n, rows);
+    expect_execution_on_instance_matches<T, T, T>(exec, Kind::dct1, n, rows);
+  }
+}
+
+TEST(Fft, PlansOnAnInstanceGiveTheDefaultBitsDouble) { expect_every_kind_on_an_instance_matches<double>(); }
+TEST(Fft, PlansOnAnInstanceGiveTheDefaultBitsFloat) { expect_every_kind_on_an_instance_matches<float>(); }
 
 TEST(Fft, BadArgumentsAreNamed) {
   const auto message = [](auto build) {
