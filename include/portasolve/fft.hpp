@@ -4,6 +4,10 @@
 //
 //   fft::Plan<T>(kind, length, batch[, planning]): kind complex_forward |
 //       complex_backward | real_forward | real_backward | dst1 | dct1;
-//       execute(in, out) on rows x length Views of the default memory space.
+//       execute(in, out) on rows x length Views of the default memory space;
+//       execute(exec, in, out) on the execution space instance exec (cuFFT on
+//       its stream): ordered on exec; the caller fences its own earlier work
+//       on other instances; on return it may still run on a GPU, so
+//       exec.fence() before the host reads out (fft.hpp).
 //   fft::library_name(): the library behind the plans.
 #include "fft/fft.hpp"

@@ -9,12 +9,19 @@
 //                multigrid | spectral | automatic, tolerance, max_iterations,
 //                boundary dirichlet | neumann | periodic, per-method tuning);
 //       on_check: called on the host after each residual check, may throw.
-//   poisson::residual_norm(x, rhs[, boundary]) -> ||B - L X||_2 (in double).
+//   poisson::solve(exec, x, rhs, options[, on_check]): the same on the
+//       execution space instance exec (its CUDA stream): every kernel, copy
+//       and FFT is ordered on exec; the caller fences its own earlier work on
+//       other instances; on return x holds the solution (solver.hpp).
+//   poisson::residual_norm([exec, ]x, rhs[, boundary]) -> ||B - L X||_2 (in double).
 //   poisson::release_workspaces(): frees the cached spectral / multigrid buffers.
 //   Problems on the host (HostGrid, to_device, to_host, reconstruction_problem,
 //   manufactured_problem) live in the same namespace.
-// Errors: std::invalid_argument for bad options or extents, SolverError when an
-// iteration produces non-finite values (core/errors.hpp).
+// Errors (core/errors.hpp): std::invalid_argument for bad extents (and
+// spectral without an FFT library), OptionError (a std::invalid_argument
+// naming the field) for bad options, InputError for neumann / periodic B
+// with no solution, SolverError when an iteration produces non-finite values,
+// the final re-check fails, resident kernels stall or the FFT library fails.
 #include "core/kokkos_session.hpp"
 #include "solvers/poisson/options.hpp"
 #include "solvers/poisson/problem.hpp"
