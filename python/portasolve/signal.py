@@ -10,15 +10,17 @@ __all__ = ["lombscargle"]
 ALGORITHMS = ("auto", "direct", "tiled", "recurrence", "nufft")
 
 
-def _is_uniform(freqs):
+def _is_uniform(freqs, eps=np.finfo(np.float64).eps):
     """Whether freqs (NumPy or CuPy, float64) are evenly spaced and increasing to
-    rounding (as np.linspace makes them); a CuPy array is checked where it lies."""
+    rounding (as np.linspace makes them; eps: the machine epsilon of the dtype the
+    caller gave them in, so float32 linspaces count); a CuPy array is checked
+    where it lies."""
     xp = array_module(freqs)
     first, last = (float(v) for v in freqs[[0, -1]]) if freqs.size else (0.0, 0.0)
     if freqs.size < 3 or not last > first:
         return False
     rebuilt = xp.linspace(first, last, freqs.size)
-    return bool(xp.max(xp.abs(freqs - rebuilt)) <= 4 * np.finfo(np.float64).eps * abs(last))
+    return bool(xp.max(xp.abs(freqs - rebuilt)) <= 4 * eps * abs(last))
 
 
 def gpu_frequencies(freqs, name):
@@ -32,8 +34,9 @@ def gpu_frequencies(freqs, name):
         raise ValueError(f"{name} is empty")
     if freqs.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a real numeric array, got dtype {freqs.dtype}")
+    eps = np.finfo(freqs.dtype).eps if freqs.dtype.kind == "f" else np.finfo(np.float64).eps
     values = xp.ascontiguousarray(freqs, dtype=xp.float64)
-    if _is_uniform(values):
+    if _is_uniform(values, eps):
         return np.array([float(values[0]), float(values[-1])]), True, int(values.size)
     return xp.asnumpy(values), False, 0
 
@@ -67,7 +70,8 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
     checked on the GPU and pass as their ends, others come to the host.
 
     algorithm (portasolve's, keyword only): "auto" runs evenly spaced
-    frequencies (np.linspace) through the angle-addition recurrence and any
+    frequencies (np.linspace, evenly spaced to the rounding of their dtype,
+    float64 or float32) through the angle-addition recurrence and any
     others through the direct kernel, both to SciPy's results within 1e-10;
     "direct", "tiled", "recurrence" and "nufft" (evenly spaced only; an
     approximation to 1e-12 of the sums' scale) choose one.
@@ -109,12 +113,13 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
         raise ValueError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}")
     if not on_gpu:
         single = x.dtype == y.dtype == freqs.dtype == np.float32 and (weights is None or weights.dtype == np.float32)
+        freqs_eps = np.finfo(freqs.dtype).eps
     dtype = np.float32 if single else np.float64
     compute = getattr(_portasolve, "lombscargle_classic_" + suffix(dtype))
     x, y, freqs = (np.ascontiguousarray(a, dtype=np.float64) for a in (x, y, freqs))
     weights = np.empty(0) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     if not on_gpu:
-        uniform, count = _is_uniform(freqs), 0
+        uniform, count = _is_uniform(freqs, freqs_eps), 0
     if algorithm == "auto":
         algorithm = "recurrence" if uniform else "tiled"
     elif algorithm in ("recurrence", "nufft") and not uniform:

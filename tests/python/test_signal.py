@@ -239,3 +239,18 @@ def test_bad_normalize_raises_value_error():
         lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], normalize="psd")
     with pytest.raises(TypeError, match="weights"):
         lombscargle([0.0, 1.0, 2.0], [1.0, 2.0, 0.5], [1.0], weights=["a", "b", "c"])
+
+
+def test_float32_linspace_counts_as_evenly_spaced(rng):
+    # np.linspace in float32 is evenly spaced to float32's rounding: the recurrence and the NUFFT take it
+    # (from its ends, in double), within float32's tolerance of SciPy at the rounded frequencies.
+    x, y, _ = uneven_series(rng, n=200)
+    freqs = np.linspace(0.1, 10.0, 3000, dtype=np.float32)
+    reference = scipy.signal.lombscargle(x.astype(np.float32).astype(np.float64),
+                                         y.astype(np.float32).astype(np.float64), freqs.astype(np.float64))
+    for algorithm in ("recurrence", "nufft"):
+        power = lombscargle(x.astype(np.float32), y.astype(np.float32), freqs, algorithm=algorithm)
+        assert power.dtype == np.float32
+        np.testing.assert_allclose(power, reference, rtol=1e-3, atol=1e-4 * reference.max())
+    with pytest.raises(ValueError, match="evenly spaced"):
+        lombscargle(x, y, np.sort(rng.uniform(0.1, 10.0, 100)), algorithm="nufft")
