@@ -16,11 +16,11 @@ void Periodogram<T>::compute_direct_fast_math() {
   const auto m = static_cast<std::int64_t>(grid_.size());
   const SumsKind kind = state_->data.sums;  // the batch's sums, as compute() launches them
   if (!kind.weighted)
-    launch_direct<T, false, false, 1>(state_->data, m, series_count_);
+    launch_direct<T, false, false, 1>(state_->exec, state_->data, m, series_count_);
   else if (kind.fit_mean)
-    launch_direct<T, true, true, 1>(state_->data, m, series_count_);
+    launch_direct<T, true, true, 1>(state_->exec, state_->data, m, series_count_);
   else
-    launch_direct<T, true, false, 1>(state_->data, m, series_count_);
+    launch_direct<T, true, false, 1>(state_->exec, state_->data, m, series_count_);
 #else
   throw InputError("the fast-math direct baseline exists only in CUDA builds");
 #endif

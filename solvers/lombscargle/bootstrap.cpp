@@ -74,9 +74,10 @@ std::vector<std::size_t> bootstrap_draws(const BootstrapOptions& bootstrap, std:
 }
 
 template <class T>
-std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& batch, const FrequencyGrid& grid,
-                                                  const Options& options, const BootstrapOptions& bootstrap,
-                                                  std::size_t first, std::size_t total) {
+std::vector<std::vector<double>> bootstrap_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
+                                                  const FrequencyGrid& grid, const Options& options,
+                                                  const BootstrapOptions& bootstrap, std::size_t first,
+                                                  std::size_t total) {
   check_bootstrap(options, bootstrap);
   check_batch(batch, options, first, total == 0 ? first + batch.size() : total);
   std::size_t periodograms_per_launch = bootstrap.periodograms_per_launch;
@@ -99,9 +100,9 @@ std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& bat
       copies.push_back(resampled(batch[s], draws[s].data() + r * n));
       if (r + 1 == bootstrap.resamples) std::vector<std::size_t>().swap(draws[s]);
     }
-    Periodogram<T> periodogram(copies, grid, options);
+    Periodogram<T> periodogram(exec, copies, grid, options);
     periodogram.compute();
-    const PeakTable table = find_peaks(periodogram.power(), 1);
+    const PeakTable table = find_peaks(exec, periodogram.power(), 1);
     for (std::size_t k = begin; k < end; ++k) {
       const double best = table.best_power[k - begin];
       maxima[k / bootstrap.resamples][k % bootstrap.resamples] = std::isfinite(best) ? best : 0.0;
@@ -111,12 +112,25 @@ std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& bat
   return maxima;
 }
 
+template <class T>
+std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& batch, const FrequencyGrid& grid,
+                                                  const Options& options, const BootstrapOptions& bootstrap,
+                                                  std::size_t first, std::size_t total) {
+  return bootstrap_maxima<T>(ExecSpace(), batch, grid, options, bootstrap, first, total);
+}
+
 double fap_bootstrap(double power, const std::vector<double>& sorted_maxima) {
   if (sorted_maxima.empty()) throw OptionError("resamples", "fap_bootstrap: no bootstrap maxima");
   const auto below = std::lower_bound(sorted_maxima.begin(), sorted_maxima.end(), power) - sorted_maxima.begin();
   return 1.0 - static_cast<double>(below) / static_cast<double>(sorted_maxima.size());
 }
 
+template std::vector<std::vector<double>> bootstrap_maxima<float>(const ExecSpace&, const std::vector<Series>&,
+                                                                  const FrequencyGrid&, const Options&,
+                                                                  const BootstrapOptions&, std::size_t, std::size_t);
+template std::vector<std::vector<double>> bootstrap_maxima<double>(const ExecSpace&, const std::vector<Series>&,
+                                                                   const FrequencyGrid&, const Options&,
+                                                                   const BootstrapOptions&, std::size_t, std::size_t);
 template std::vector<std::vector<double>> bootstrap_maxima<float>(const std::vector<Series>&, const FrequencyGrid&,
                                                                   const Options&, const BootstrapOptions&, std::size_t,
                                                                   std::size_t);

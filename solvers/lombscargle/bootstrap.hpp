@@ -37,6 +37,15 @@ std::vector<std::size_t> bootstrap_draws(const BootstrapOptions& bootstrap, std:
 // periodogram has no finite power, such as all-equal values, counts as 0).
 // InputError as Periodogram's for bad series, naming them by catalogue
 // index; OptionError for the classic form, nterms > 1, or resamples = 0.
+// On exec: every upload, periodogram and peak search runs there, in order
+// after the work already queued (the caller fences its own earlier work on
+// other instances); it returns with the maxima on the host (exec fenced, no
+// other instance). Without `exec`: ExecSpace(), the default one.
+template <class T>
+std::vector<std::vector<double>> bootstrap_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
+                                                  const FrequencyGrid& grid, const Options& options,
+                                                  const BootstrapOptions& bootstrap, std::size_t first = 0,
+                                                  std::size_t total = 0);
 template <class T>
 std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& batch, const FrequencyGrid& grid,
                                                   const Options& options, const BootstrapOptions& bootstrap,
@@ -45,6 +54,14 @@ std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& bat
 // astropy's fap_bootstrap: the fraction of `sorted_maxima` >= power.
 double fap_bootstrap(double power, const std::vector<double>& sorted_maxima);
 
+extern template std::vector<std::vector<double>> bootstrap_maxima<float>(const ExecSpace&, const std::vector<Series>&,
+                                                                         const FrequencyGrid&, const Options&,
+                                                                         const BootstrapOptions&, std::size_t,
+                                                                         std::size_t);
+extern template std::vector<std::vector<double>> bootstrap_maxima<double>(const ExecSpace&, const std::vector<Series>&,
+                                                                          const FrequencyGrid&, const Options&,
+                                                                          const BootstrapOptions&, std::size_t,
+                                                                          std::size_t);
 extern template std::vector<std::vector<double>> bootstrap_maxima<float>(const std::vector<Series>&,
                                                                          const FrequencyGrid&, const Options&,
                                                                          const BootstrapOptions&, std::size_t,

@@ -200,37 +200,37 @@ inline FftShape fft_shape(std::int64_t n, int team_length) {
   return shape;
 }
 
-// Transforms every row of `data` (length shape.n) in place; the twiddle table
-// must be TwiddleTable of length shape.team_length.
+// Transforms every row of `data` (length shape.n) in place, on exec; the
+// twiddle table must be TwiddleTable of length shape.team_length.
 template <class T>
-void fft_rows(const ComplexRows<T>& data, const Kokkos::View<const Complex<T>*, Kokkos::LayoutRight, MemSpace>& twiddle,
-              const FftShape& shape) {
+void fft_rows(const ExecSpace& exec, const ComplexRows<T>& data,
+              const Kokkos::View<const Complex<T>*, Kokkos::LayoutRight, MemSpace>& twiddle, const FftShape& shape) {
   using Fft = TeamFft<T>;
   const int rows = static_cast<int>(data.extent(0));
   const int team = std::is_same<MemSpace, HostSpace>::value ? 1 : 256;
   const auto scratch = Kokkos::PerTeam(Fft::Scratch::shmem_size(Fft::padded(shape.team_length)));
   const Fft fft{data, twiddle, shape};
   if (!shape.two_level()) {
-    Kokkos::parallel_for("lombscargle_fft",
-                         typename Fft::template Policy<typename Fft::Whole>(rows, team).set_scratch_size(0, scratch),
-                         fft);
+    Kokkos::parallel_for(
+        "lombscargle_fft",
+        typename Fft::template Policy<typename Fft::Whole>(exec, rows, team).set_scratch_size(0, scratch), fft);
     return;
   }
   Kokkos::parallel_for(
       "lombscargle_fft_columns",
-      typename Fft::template Policy<typename Fft::Columns>(rows * (shape.n2 / shape.columns_per_team), team)
+      typename Fft::template Policy<typename Fft::Columns>(exec, rows * (shape.n2 / shape.columns_per_team), team)
           .set_scratch_size(0, scratch),
       fft);
   Kokkos::parallel_for(
       "lombscargle_fft_rows",
-      typename Fft::template Policy<typename Fft::Rows>(rows * shape.n1, team).set_scratch_size(0, scratch), fft);
+      typename Fft::template Policy<typename Fft::Rows>(exec, rows * shape.n1, team).set_scratch_size(0, scratch), fft);
 }
 
 template <class T>
-Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle_table(int team_length) {
+Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle_table(const ExecSpace& exec, int team_length) {
   Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> table(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_twiddles")), team_length / 2);
-  Kokkos::parallel_for("lombscargle_twiddles", Kokkos::RangePolicy<ExecSpace>(0, team_length / 2),
+  Kokkos::parallel_for("lombscargle_twiddles", Kokkos::RangePolicy<ExecSpace>(exec, 0, team_length / 2),
                        TwiddleTable<T>{table, team_length});
   return table;
 }

@@ -62,11 +62,12 @@ inline int team_size_for(int preferred) {
 }
 
 template <class T, bool Weighted, bool FitMean, int Build>
-void launch_direct(const DeviceData<T>& data, std::int64_t frequencies, std::int64_t series_count) {
+void launch_direct(const ExecSpace& exec, const DeviceData<T>& data, std::int64_t frequencies,
+                   std::int64_t series_count) {
   const int team = team_size_for(128);
   const std::int64_t teams = (frequencies + team - 1) / team;
   Kokkos::parallel_for(Build == 0 ? "lombscargle_direct" : "lombscargle_direct_fast_math",
-                       TeamPolicy(static_cast<int>(series_count * teams), team),
+                       TeamPolicy(exec, static_cast<int>(series_count * teams), team),
                        DirectKernel<T, Weighted, FitMean, Build>{data, teams});
 }
 

@@ -81,4 +81,8 @@ SinusoidFit fit_sinusoid(const Series& series, double frequency, const Options& 
   return SinusoidFit{std::hypot(x[0], x[1]), std::atan2(x[1], x[0]), mean + (fit_offset ? x[2] : 0.0)};
 }
 
+SinusoidFit fit_sinusoid(const ExecSpace&, const Series& series, double frequency, const Options& options) {
+  return fit_sinusoid(series, frequency, options);
+}
+
 }  // namespace portasolve::lombscargle

@@ -22,6 +22,10 @@ struct SinusoidFit {
 // removed (0 when none was). The series must be valid for a periodogram
 // (Periodogram's checks); a singular system (e.g. all samples at the same
 // phase) gives NaN.
+// The overload with an execution space instance is the same host
+// arithmetic: nothing runs on exec, nor waits for it (the series is on the
+// host); it is there so that every entry point takes an instance.
 SinusoidFit fit_sinusoid(const Series& series, double frequency, const Options& options);
+SinusoidFit fit_sinusoid(const ExecSpace& exec, const Series& series, double frequency, const Options& options);
 
 }  // namespace portasolve::lombscargle

@@ -163,11 +163,12 @@ struct MultitermKernel {
 };
 
 // The multi-term power of every series (generalized form, 1 <= nterms <=
-// max_nterms) into data.power.
+// max_nterms) into data.power, launched on exec.
 template <class T>
-void launch_multiterm(const DeviceData<T>& data, int nterms, bool fit_mean, std::int64_t series_count);
+void launch_multiterm(const ExecSpace& exec, const DeviceData<T>& data, int nterms, bool fit_mean,
+                      std::int64_t series_count);
 
-extern template void launch_multiterm(const DeviceData<float>&, int, bool, std::int64_t);
-extern template void launch_multiterm(const DeviceData<double>&, int, bool, std::int64_t);
+extern template void launch_multiterm(const ExecSpace&, const DeviceData<float>&, int, bool, std::int64_t);
+extern template void launch_multiterm(const ExecSpace&, const DeviceData<double>&, int, bool, std::int64_t);
 
 }  // namespace portasolve::lombscargle

@@ -14,6 +14,7 @@
 #include "solvers/lombscargle/nufft_plan.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 #include "solvers/lombscargle/upload.hpp"
+#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -59,17 +60,16 @@ struct HostSamples {
 };
 
 template <class T>
-HostSamples<T> to_host(const DeviceData<T>& data) {
-  return HostSamples<T>{Kokkos::create_mirror_view_and_copy(HostSpace(), data.t),
-                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.w),
-                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.wy),
-                        Kokkos::create_mirror_view_and_copy(HostSpace(), data.offsets)};
+HostSamples<T> to_host(const ExecSpace& exec, const DeviceData<T>& data) {
+  return HostSamples<T>{download(exec, data.t), download(exec, data.w), download(exec, data.wy),
+                        download(exec, data.offsets)};
 }
 
-// Samples of every series sorted by n frac(multiple * df * t).
+// Samples of every series sorted by n frac(multiple * df * t), uploaded on
+// exec (fenced before the host arrays go).
 template <class T>
-SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multiple, std::int64_t n,
-                              const char* label) {
+SortedSamples<T> sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple,
+                              std::int64_t n, const char* label) {
   const auto& t = host.t;
   const auto& w = host.w;
   const auto& wy = host.wy;
@@ -99,10 +99,11 @@ SortedSamples<T> sort_samples(const HostSamples<T>& host, double step, int multi
   });
   const std::string name(label);
   SortedSamples<T> sorted;
-  sorted.position = upload<DoubleView>((name + "_position").c_str(), sorted_position);
-  sorted.t = upload<DoubleView>((name + "_t").c_str(), sorted_t);
-  sorted.w = upload<View1D<T>>((name + "_w").c_str(), sorted_w);
-  sorted.wy = upload<View1D<T>>((name + "_wy").c_str(), sorted_wy);
+  sorted.position = upload<DoubleView>(exec, (name + "_position").c_str(), sorted_position);
+  sorted.t = upload<DoubleView>(exec, (name + "_t").c_str(), sorted_t);
+  sorted.w = upload<View1D<T>>(exec, (name + "_w").c_str(), sorted_w);
+  sorted.wy = upload<View1D<T>>(exec, (name + "_wy").c_str(), sorted_wy);
+  exec.fence();
   return sorted;
 }
 
@@ -292,8 +293,9 @@ void finish_generalized_on_host(const NufftFinish<T, Weighted, FitMean>& finish,
   }
 }
 
+// On host backends only, where ExecSpace is the host's execution space.
 template <class T, bool Weighted, bool FitMean>
-void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
+void run_on_host(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
   const NufftLayout& layout = plan.layout;
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
   const std::int64_t n = layout.fft.n;
@@ -305,7 +307,7 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
   std::atomic<std::int64_t> next{0};
   const int workers = static_cast<int>(plan.host_workers.size());
   Kokkos::parallel_for(
-      "lombscargle_nufft_series", Kokkos::RangePolicy<HostExecSpace>(0, workers), [&](const int worker) {
+      "lombscargle_nufft_series", Kokkos::RangePolicy<ExecSpace>(exec, 0, workers), [&](const int worker) {
         const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
         for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
           std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
@@ -328,7 +330,7 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
                          polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(0));
             }
           }
-          own.fft->execute(own.grid, own.spectra);
+          own.fft->execute(exec, own.grid, own.spectra);
           const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
           if (data.kind.classic)
             for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
@@ -336,16 +338,16 @@ void run_on_host(NufftPlan<T>& plan, const DeviceData<T>& data) {
             finish_generalized_on_host(finish, series);
         }
       });
-  HostExecSpace().fence();
+  exec.fence();
 }
 
 constexpr std::size_t grid_budget_bytes = std::size_t(512) << 20;
 
 template <class T, bool Weighted, bool FitMean>
-void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
+void run(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
   if constexpr (host_path_available) {
     if (!plan.host_workers.empty()) {
-      run_on_host<T, Weighted, FitMean>(plan, data);
+      run_on_host<T, Weighted, FitMean>(exec, plan, data);
       return;
     }
   }
@@ -355,18 +357,20 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
   using Coefficients = NufftCoefficients<T, FitMean>;
   const Coefficients coefficients{plan.once, plan.twice, layout, plan.c1, plan.c0, plan.c2};
   using Index = Kokkos::IndexType<std::int64_t>;
-  Kokkos::parallel_for("lombscargle_nufft_coefficients",
-                       Kokkos::RangePolicy<ExecSpace, typename Coefficients::Once, Index>(0, layout.segments * samples),
-                       coefficients);
   Kokkos::parallel_for(
       "lombscargle_nufft_coefficients",
-      Kokkos::RangePolicy<ExecSpace, typename Coefficients::Twice, Index>(0, layout.segments * samples), coefficients);
+      Kokkos::RangePolicy<ExecSpace, typename Coefficients::Once, Index>(exec, 0, layout.segments * samples),
+      coefficients);
+  Kokkos::parallel_for(
+      "lombscargle_nufft_coefficients",
+      Kokkos::RangePolicy<ExecSpace, typename Coefficients::Twice, Index>(exec, 0, layout.segments * samples),
+      coefficients);
   for (std::int64_t first = 0; first < series_count; first += plan.chunk_series) {
     const std::int64_t chunk = std::min(plan.chunk_series, series_count - first);
     const std::int64_t first_sample = plan.offsets[first], chunk_samples = plan.offsets[first + chunk] - first_sample;
     const auto rows = Kokkos::subview(
         plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments * plan.rows.per_unit), Kokkos::ALL);
-    Kokkos::deep_copy(rows, Complex<T>(0));
+    poisson::zero_on(exec, rows);
     using Spread = NufftSpread<T, FitMean>;
     const Spread spread{plan.once,
                         plan.twice,
@@ -385,41 +389,46 @@ void run(NufftPlan<T>& plan, const DeviceData<T>& data) {
                         static_cast<T>(plan.kernel.beta)};
     const std::int64_t threads = layout.segments * chunk_samples * 3 * plan.kernel.width;
     Kokkos::parallel_for("lombscargle_nufft_spread",
-                         Kokkos::RangePolicy<ExecSpace, typename Spread::Once, Index>(0, threads), spread);
+                         Kokkos::RangePolicy<ExecSpace, typename Spread::Once, Index>(exec, 0, threads), spread);
     Kokkos::parallel_for("lombscargle_nufft_spread",
-                         Kokkos::RangePolicy<ExecSpace, typename Spread::Twice, Index>(0, threads), spread);
+                         Kokkos::RangePolicy<ExecSpace, typename Spread::Twice, Index>(exec, 0, threads), spread);
     // The library's plan covers every row of the grid: a last, shorter
     // chunk transforms a few stale rows that nothing reads.
     if (plan.library_fft)
-      plan.library_fft->execute(plan.grid, plan.spectra);
+      plan.library_fft->execute(exec, plan.grid, plan.spectra);
     else
-      fft_rows<T>(rows, plan.twiddle, layout.fft);
+      fft_rows<T>(exec, rows, plan.twiddle, layout.fft);
     Kokkos::parallel_for("lombscargle_nufft_finish",
-                         Kokkos::RangePolicy<ExecSpace, Index>(0, chunk * layout.frequencies),
+                         Kokkos::RangePolicy<ExecSpace, Index>(exec, 0, chunk * layout.frequencies),
                          NufftFinish<T, Weighted, FitMean>{data, plan.library_fft ? plan.spectra : plan.grid,
                                                            plan.correction, layout, plan.rows, first});
   }
 }
 
-// The kernel's Fourier transform's reciprocal for the plan's modes, on a grid of n.
+// The kernel's Fourier transform's reciprocal for the plan's modes, on a grid
+// of n, on exec (fenced before the quadrature's nodes and weights go).
 template <class T>
-void make_correction(NufftPlan<T>& plan, std::int64_t n) {
+void make_correction(const ExecSpace& exec, NufftPlan<T>& plan, std::int64_t n) {
   std::vector<double> nodes, weights;
   gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
   plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
       plan.layout.modes / 2 + 1);
   Kokkos::parallel_for(
-      "lombscargle_nufft_correction", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(plan.correction.extent(0))),
-      NufftCorrection<T>{plan.correction, upload<View1D<T>>("lombscargle_nufft_nodes", nodes),
-                         upload<View1D<T>>("lombscargle_nufft_weights", weights), static_cast<T>(plan.kernel.beta),
+      "lombscargle_nufft_correction",
+      Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(plan.correction.extent(0))),
+      NufftCorrection<T>{plan.correction, upload<View1D<T>>(exec, "lombscargle_nufft_nodes", nodes),
+                         upload<View1D<T>>(exec, "lombscargle_nufft_weights", weights),
+                         static_cast<T>(plan.kernel.beta),
                          static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
+  exec.fence();
 }
 
 }  // namespace
 
 template <class T>
-NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& grid, const Options& options) {
+NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, const FrequencyGrid& grid,
+                             const Options& options) {
   ProfilingRegion region("lombscargle/nufft_plan");
   NufftPlan<T> plan;
   plan.kernel = spreading_kernel_for(nufft_tolerance<T>(options));
@@ -476,7 +485,7 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
                                                           fft::Planning::estimate, fft::Threading::caller);
       plan.host_workers = std::move(workers);
       plan.chunk_series = 1;
-      make_correction(plan, host_n);
+      make_correction(exec, plan, host_n);
       host_kernel_polynomials(plan, nufft_tolerance<T>(options));
       return plan;
     }
@@ -484,9 +493,9 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   // The library's spectra come in natural order: one level, no transposed positions.
   layout.fft = fft::library_available ? fft_shape(n, static_cast<int>(n)) : fft_shape(n, team_length);
 
-  const HostSamples<T> host = to_host(data);
-  plan.once = sort_samples(host, grid.step, 1, n, "lombscargle_nufft_once");
-  plan.twice = sort_samples(host, grid.step, 2, n, "lombscargle_nufft_twice");
+  const HostSamples<T> host = to_host(exec, data);
+  plan.once = sort_samples(exec, host, grid.step, 1, n, "lombscargle_nufft_once");
+  plan.twice = sort_samples(exec, host, grid.step, 2, n, "lombscargle_nufft_twice");
   const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
   using Coefficients = Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace>;
   const auto allocate = [&](const char* label, std::int64_t rows) {
@@ -514,26 +523,29 @@ NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& gri
   std::vector<int> series_of(static_cast<std::size_t>(samples));
   for (std::int64_t s = 0; s < series_count; ++s)
     std::fill(series_of.begin() + plan.offsets[s], series_of.begin() + plan.offsets[s + 1], static_cast<int>(s));
-  plan.series_of = upload<Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>>("lombscargle_nufft_series", series_of);
+  plan.series_of =
+      upload<Kokkos::View<int*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_nufft_series", series_of);
 
-  make_correction(plan, n);
-  plan.twiddle = twiddle_table<T>(team_length);
+  make_correction(exec, plan, n);  // fences exec: series_of's host array may go
+  plan.twiddle = twiddle_table<T>(exec, team_length);
   return plan;
 }
 
 template <class T>
-void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options&) {
+void run_nufft(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data, const Options&) {
   if (!data.sums.weighted)
-    run<T, false, false>(plan, data);
+    run<T, false, false>(exec, plan, data);
   else if (data.sums.fit_mean)
-    run<T, true, true>(plan, data);
+    run<T, true, true>(exec, plan, data);
   else
-    run<T, true, false>(plan, data);
+    run<T, true, false>(exec, plan, data);
 }
 
-template NufftPlan<float> make_nufft_plan(const DeviceData<float>&, const FrequencyGrid&, const Options&);
-template NufftPlan<double> make_nufft_plan(const DeviceData<double>&, const FrequencyGrid&, const Options&);
-template void run_nufft(NufftPlan<float>&, const DeviceData<float>&, const Options&);
-template void run_nufft(NufftPlan<double>&, const DeviceData<double>&, const Options&);
+template NufftPlan<float> make_nufft_plan(const ExecSpace&, const DeviceData<float>&, const FrequencyGrid&,
+                                          const Options&);
+template NufftPlan<double> make_nufft_plan(const ExecSpace&, const DeviceData<double>&, const FrequencyGrid&,
+                                           const Options&);
+template void run_nufft(const ExecSpace&, NufftPlan<float>&, const DeviceData<float>&, const Options&);
+template void run_nufft(const ExecSpace&, NufftPlan<double>&, const DeviceData<double>&, const Options&);
 
 }  // namespace portasolve::lombscargle

@@ -50,12 +50,15 @@ struct NufftPlan {
 };
 
 // Sorts the samples by grid position, tabulates the correction and the
-// twiddles, and allocates the grids.
+// twiddles, and allocates the grids; every copy and kernel on exec, which it
+// fences (it reads the samples back and frees its temporaries).
 template <class T>
-NufftPlan<T> make_nufft_plan(const DeviceData<T>& data, const FrequencyGrid& grid, const Options& options);
+NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, const FrequencyGrid& grid,
+                             const Options& options);
 
-// Every series' power on the plan's grid.
+// Every series' power on the plan's grid, launched on exec (the host path,
+// NufftPlan::host_workers, runs to its end before returning).
 template <class T>
-void run_nufft(NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options);
+void run_nufft(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data, const Options& options);
 
 }  // namespace portasolve::lombscargle

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/profiling.hpp"
+#include "solvers/lombscargle/upload.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -143,7 +144,7 @@ struct HostPeaks {
 }  // namespace
 
 template <class T>
-PeakTable find_peaks(const View2D<T>& power, std::size_t count) {
+PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t count) {
   ProfilingRegion region("lombscargle/peaks");
   const auto series = static_cast<std::int64_t>(power.extent(0));
   const std::size_t columns = 1 + count;
@@ -160,16 +161,16 @@ PeakTable find_peaks(const View2D<T>& power, std::size_t count) {
   if constexpr (std::is_same<MemSpace, HostSpace>::value) {
     if (series > 0 && power.extent(1) > 0 && count > 0 && count <= HostPeaks<T>::max_count) {
       Kokkos::parallel_for("lombscargle/peaks",
-                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, series),
+                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, series),
                            HostPeaks<T>{power, select.index, select.value, static_cast<std::int64_t>(count),
                                         std::numeric_limits<T>::quiet_NaN()});
       on_host = true;
     }
   }
   if (!on_host && series > 0 && power.extent(1) > 0)
-    Kokkos::parallel_for("lombscargle/peaks", Kokkos::TeamPolicy<ExecSpace>(series, Kokkos::AUTO), select);
-  const auto index = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), select.index);
-  const auto value = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), select.value);
+    Kokkos::parallel_for("lombscargle/peaks", Kokkos::TeamPolicy<ExecSpace>(exec, series, Kokkos::AUTO), select);
+  const auto index = download(exec, select.index);
+  const auto value = download(exec, select.value);
   PeakTable table;
   table.count = count;
   for (std::int64_t s = 0; s < series; ++s) {
@@ -185,6 +186,13 @@ PeakTable find_peaks(const View2D<T>& power, std::size_t count) {
   return table;
 }
 
+template <class T>
+PeakTable find_peaks(const View2D<T>& power, std::size_t count) {
+  return find_peaks(ExecSpace(), power, count);
+}
+
+template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_t);
+template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t);
 template PeakTable find_peaks(const View2D<float>&, std::size_t);
 template PeakTable find_peaks(const View2D<double>&, std::size_t);
 

@@ -22,9 +22,17 @@ struct PeakTable {
   std::vector<double> best_power, peak_power;
 };
 
+// On exec: the selection runs there after the work already queued (the
+// power's kernels, when they ran on exec); the caller fences its own earlier
+// work on other instances. Returns with the table on the host (exec is
+// fenced, no other instance). Without `exec`: ExecSpace(), the default one.
+template <class T>
+PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t count);
 template <class T>
 PeakTable find_peaks(const View2D<T>& power, std::size_t count);
 
+extern template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_t);
+extern template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t);
 extern template PeakTable find_peaks(const View2D<float>&, std::size_t);
 extern template PeakTable find_peaks(const View2D<double>&, std::size_t);
 

@@ -250,19 +250,19 @@ class HostDataPool {
 };
 
 template <class T, bool Weighted, bool FitMean>
-void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& step_cos, const StepTable<T>& step_sin,
-            const FrequencyGrid& grid, std::int64_t series_count) {
+void launch(const ExecSpace& exec, Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& step_cos,
+            const StepTable<T>& step_sin, const FrequencyGrid& grid, std::int64_t series_count) {
   const std::int64_t m = static_cast<std::int64_t>(grid.size());
   const int team = team_size_for(128);
   switch (algorithm) {
     case Algorithm::direct:
-      launch_direct<T, Weighted, FitMean, 0>(data, m, series_count);
+      launch_direct<T, Weighted, FitMean, 0>(exec, data, m, series_count);
       break;
     case Algorithm::tiled: {
       using Kernel = TiledKernel<T, Weighted, FitMean>;
       const std::int64_t teams = (m + team - 1) / team;
       Kokkos::parallel_for("lombscargle_tiled",
-                           TeamPolicy(static_cast<int>(series_count * teams), team)
+                           TeamPolicy(exec, static_cast<int>(series_count * teams), team)
                                .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
                            Kernel{data, teams});
       break;
@@ -273,14 +273,14 @@ void launch(Algorithm algorithm, const DeviceData<T>& data, const StepTable<T>& 
         const std::int64_t blocks = (m + steps - 1) / steps;
         Kokkos::parallel_for(
             "lombscargle_recurrence",
-            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, series_count * blocks),
+            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, series_count * blocks),
             RecurrenceKernel<T, Weighted, FitMean, steps>{data, step_cos, step_sin, blocks, grid.first, grid.step});
       } else {
         using Kernel = RecurrenceTeamKernel<T, Weighted, FitMean, steps>;
         const std::int64_t per_team = static_cast<std::int64_t>(team) * steps;
         const std::int64_t teams = (m + per_team - 1) / per_team;
         Kokkos::parallel_for("lombscargle_recurrence",
-                             TeamPolicy(static_cast<int>(series_count * teams), team)
+                             TeamPolicy(exec, static_cast<int>(series_count * teams), team)
                                  .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
                              Kernel{data, step_cos, step_sin, teams, grid.first, grid.step});
       }
@@ -351,11 +351,21 @@ void check_options(const Options& options) {
 
 template <class T>
 Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options)
-    : Periodogram(check_before(batch, grid, options), grid, options, checked_batch) {}
+    : Periodogram(ExecSpace(), batch, grid, options) {}
 
 template <class T>
 Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options,
                             CheckedBatch)
+    : Periodogram(ExecSpace(), batch, grid, options, checked_batch) {}
+
+template <class T>
+Periodogram<T>::Periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+                            const Options& options)
+    : Periodogram(exec, check_before(batch, grid, options), grid, options, checked_batch) {}
+
+template <class T>
+Periodogram<T>::Periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+                            const Options& options, CheckedBatch)
     : grid_(grid), options_(options), series_count_(static_cast<std::int64_t>(batch.size())) {
   ProfilingRegion region("lombscargle/setup");
   if (batch.empty()) throw InputError("no time series given");
@@ -366,16 +376,18 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();
   prepare<T>(batch, options, *prepared);
   const HostData<T>& host = *prepared;
-  state_ = std::make_unique<State>();
+  state_ = std::make_unique<State>(exec);
   DeviceData<T>& data = state_->data;
-  data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_t", host.t);
-  data.w = upload<View1D<T>>("lombscargle_w", host.w);
-  data.wy = upload<View1D<T>>("lombscargle_wy", host.wy);
+  data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_t", host.t);
+  data.w = upload<View1D<T>>(exec, "lombscargle_w", host.w);
+  data.wy = upload<View1D<T>>(exec, "lombscargle_wy", host.wy);
   data.offsets =
-      upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>("lombscargle_offsets", host.offsets);
-  data.constants =
-      upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>("lombscargle_constants", host.constants);
-  data.frequency = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>("lombscargle_frequency", grid.values);
+      upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_offsets", host.offsets);
+  data.constants = upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>(
+      exec, "lombscargle_constants", host.constants);
+  data.frequency =
+      upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_frequency", grid.values);
+  exec.fence();  // the copies have read the host arrays, which the pool hands to the next batch
   HostDataPool<T>::give_back(std::move(prepared));
   data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
                          batch.size(), grid.size());
@@ -384,7 +396,7 @@ Periodogram<T>::Periodogram(const std::vector<Series>& batch, const FrequencyGri
   data.sums = options.form == Form::classic ? SumsKind{classic_weighted(batch, options), options.floating_mean}
                                             : SumsKind{true, options.fit_mean};
   if (algorithm_ == Algorithm::nufft)
-    state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(data, grid, options));
+    state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(exec, data, grid, options));
 }
 
 template <class T>
@@ -400,13 +412,14 @@ void Periodogram<T>::compute(Algorithm algorithm) {
   ProfilingRegion region("lombscargle/compute");
   algorithm = resolve_algorithm(algorithm, grid_, options_.nterms);
   State& state = *state_;
+  const ExecSpace& exec = state.exec;
   if (options_.nterms > 1) {
-    launch_multiterm(state.data, options_.nterms, options_.fit_mean, series_count_);
+    launch_multiterm(exec, state.data, options_.nterms, options_.fit_mean, series_count_);
     return;
   }
   if (algorithm == Algorithm::nufft) {
-    if (!state.nufft) state.nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(state.data, grid_, options_));
-    run_nufft(*state.nufft, state.data, options_);
+    if (!state.nufft) state.nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(exec, state.data, grid_, options_));
+    run_nufft(exec, *state.nufft, state.data, options_);
     return;
   }
   if (algorithm == Algorithm::recurrence && state.step_cos.extent(0) == 0) {
@@ -417,11 +430,11 @@ void Periodogram<T>::compute(Algorithm algorithm) {
     state.step_sin =
         StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_sin")), samples);
     Kokkos::parallel_for("lombscargle_step_table",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, samples * steps),
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, samples * steps),
                          StepTableKernel<T, steps>{state.data.t, state.step_cos, state.step_sin, grid_.step});
   }
   const auto run = [&](auto weighted, auto fit_mean) {
-    launch<T, decltype(weighted)::value, decltype(fit_mean)::value>(algorithm, state.data, state.step_cos,
+    launch<T, decltype(weighted)::value, decltype(fit_mean)::value>(exec, algorithm, state.data, state.step_cos,
                                                                     state.step_sin, grid_, series_count_);
   };
   const SumsKind kind = state.data.sums;
@@ -438,7 +451,7 @@ void Periodogram<T>::compute_multiterm() {
   ProfilingRegion region("lombscargle/compute");
   if (options_.form != Form::generalized)
     throw OptionError("form", "the multi-term kernel computes the generalized form (astropy) only");
-  launch_multiterm(state_->data, options_.nterms, options_.fit_mean, series_count_);
+  launch_multiterm(state_->exec, state_->data, options_.nterms, options_.fit_mean, series_count_);
 }
 
 template <class T>
@@ -447,14 +460,27 @@ View2D<T> Periodogram<T>::power() const {
 }
 
 template <class T>
-View2D<T> periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options) {
-  Periodogram<T> periodogram(batch, grid, options);
+const ExecSpace& Periodogram<T>::execution_space() const noexcept {
+  return state_->exec;
+}
+
+template <class T>
+View2D<T> periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+                      const Options& options) {
+  Periodogram<T> periodogram(exec, batch, grid, options);
   periodogram.compute();
   return periodogram.power();
 }
 
+template <class T>
+View2D<T> periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options) {
+  return periodogram<T>(ExecSpace(), batch, grid, options);
+}
+
 template class Periodogram<float>;
 template class Periodogram<double>;
+template View2D<float> periodogram(const ExecSpace&, const std::vector<Series>&, const FrequencyGrid&, const Options&);
+template View2D<double> periodogram(const ExecSpace&, const std::vector<Series>&, const FrequencyGrid&, const Options&);
 template View2D<float> periodogram(const std::vector<Series>&, const FrequencyGrid&, const Options&);
 template View2D<double> periodogram(const std::vector<Series>&, const FrequencyGrid&, const Options&);
 

@@ -67,6 +67,18 @@ void check_options(const Options& options);
 // The constructor checks the input (InputError on NaN/Inf, dy <= 0, too few
 // samples, mismatched lengths, bad grids: never a silent wrong answer) and
 // uploads it; compute() launches the kernel (asynchronously).
+//
+// On an execution space instance (a CUDA stream, say): the constructor's
+// uploads and setup kernels, every compute() and the copies they make run on
+// `exec`, kept for the object's life, in order after the work already queued
+// there; the caller fences its own earlier work on other instances. The
+// constructor returns with its uploads done (it fences exec: its host
+// staging arrays are reused); compute() is asynchronous (the NUFFT's host
+// path excepted: it returns done): fence exec, or deep_copy on exec and fence
+// it, before the host reads power(). The destructor fences exec (the work
+// reads the object's arrays). Objects on different instances share nothing
+// on the device and may compute at once. Without `exec`: ExecSpace(), the
+// default instance.
 // Says that the caller has run check_batch() on the batch with the same
 // options already (a pipeline checking chunks beside the device): the
 // constructor then skips that check.
@@ -76,6 +88,10 @@ inline constexpr CheckedBatch checked_batch{};
 template <class T>
 class Periodogram {
  public:
+  Periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+              const Options& options);
+  Periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+              const Options& options, CheckedBatch);
   Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options);
   Periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options, CheckedBatch);
   ~Periodogram();
@@ -94,9 +110,11 @@ class Periodogram {
   void compute_multiterm();
   Algorithm algorithm() const noexcept { return algorithm_; }
   View2D<T> power() const;
+  // The instance everything of this object runs on.
+  const ExecSpace& execution_space() const noexcept;
 
  private:
-  struct State;  // device data, and the recurrence's step table once built
+  struct State;  // the instance, device data, and the recurrence's step table once built
 
   FrequencyGrid grid_;
   Options options_;
@@ -105,12 +123,21 @@ class Periodogram {
   std::unique_ptr<State> state_;
 };
 
-// One call: construct, compute, return the power.
+// One call: construct, compute, return the power. On exec as Periodogram
+// runs, and returns once exec has computed it (the Periodogram it makes
+// fences exec before its arrays go).
+template <class T>
+View2D<T> periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
+                      const Options& options);
 template <class T>
 View2D<T> periodogram(const std::vector<Series>& batch, const FrequencyGrid& grid, const Options& options);
 
 extern template class Periodogram<float>;
 extern template class Periodogram<double>;
+extern template View2D<float> periodogram(const ExecSpace&, const std::vector<Series>&, const FrequencyGrid&,
+                                          const Options&);
+extern template View2D<double> periodogram(const ExecSpace&, const std::vector<Series>&, const FrequencyGrid&,
+                                           const Options&);
 extern template View2D<float> periodogram(const std::vector<Series>&, const FrequencyGrid&, const Options&);
 extern template View2D<double> periodogram(const std::vector<Series>&, const FrequencyGrid&, const Options&);
 

@@ -13,6 +13,19 @@ using StepTable = Kokkos::View<T * [recurrence_steps<T>()], Kokkos::LayoutRight,
 
 template <class T>
 struct Periodogram<T>::State {
+  explicit State(const ExecSpace& instance) : exec(instance) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // Its work reads the arrays below: exec is fenced before they go (errors
+  // while unwinding or destroying are dropped: the first one is reported).
+  ~State() {
+    try {
+      exec.fence();
+    } catch (...) {
+    }
+  }
+
+  ExecSpace exec;  // every upload, kernel and transform runs on it
   DeviceData<T> data;
   // Depends only on the times and the grid step: built by the first
   // recurrence launch, reused by every later one.

@@ -35,7 +35,7 @@ double fft_error(std::int64_t n, int team_length, int rows) {
   Kokkos::deep_copy(data, host);
   const ls::FftShape shape = ls::fft_shape(n, team_length);
   EXPECT_EQ(shape.two_level(), n > team_length);
-  ls::fft_rows<T>(data, ls::twiddle_table<T>(team_length), shape);
+  ls::fft_rows<T>(portasolve::ExecSpace(), data, ls::twiddle_table<T>(portasolve::ExecSpace(), team_length), shape);
   Kokkos::deep_copy(host, data);
   double worst = 0, scale = 0;
   for (int r = 0; r < rows; ++r) {
