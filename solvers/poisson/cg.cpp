@@ -118,8 +118,14 @@ CrsMatrix<T> assemble(const ExecSpace& exec, std::int64_t rows, std::int64_t col
   RowLengths lengths{
       Kokkos::View<Offset*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_row_map"), n + 1), rows,
       cols};
-  Offset entries = 0;  // the scan's total: exec is fenced
-  Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1), lengths, entries);
+  Kokkos::parallel_scan("poisson_row_map", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1), lengths);
+  // The total, row_map(n), read here: Kokkos 3.4's CUDA scan with a total
+  // copies it by a cudaMemcpy on the legacy default stream without waiting
+  // for the instance, so on a non-blocking stream it read a stale value
+  // (compute-sanitizer: FillRows wrote past the arrays sized by it).
+  Offset entries = 0;
+  Kokkos::deep_copy(exec, entries, Kokkos::subview(lengths.row_map, n));
+  exec.fence();  // the copy into a host value is asynchronous on GPUs
   Kokkos::View<Ordinal*, MemSpace> columns(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_columns"), entries);
   Kokkos::View<T*, MemSpace> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_values"), entries);
   Kokkos::parallel_for("poisson_fill_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
