@@ -43,20 +43,30 @@ View2D<T> zero_grid(const ExecSpace& exec, const char* label, std::int64_t rows,
 // overloads: its BLAS and spmv launch on the default instance. On another
 // instance, a call waits for exec's work before it, and exec's later work
 // waits for the call (a fence of the default instance after it); on the
-// default instance it runs as it is. Returns what the call returns.
-template <class Call>
-auto on_default_instance(const ExecSpace& exec, const Call& call) {
-  const bool other = !is_default_instance(exec);
-  if (other) exec.fence();
-  if constexpr (std::is_void<decltype(call())>::value) {
-    call();
-    if (other) ExecSpace().fence();
-  } else {
-    const auto result = call();
-    if (other) ExecSpace().fence();
-    return result;
+// default instance it runs as it is. Which one exec is, is asked once.
+class KernelsCalls {
+ public:
+  explicit KernelsCalls(const ExecSpace& exec) : exec_(exec), other_(!is_default_instance(exec)) {}
+
+  // Runs call() (Kokkos Kernels calls) so; returns what it returns.
+  template <class Call>
+  auto operator()(const Call& call) const {
+    if (other_) exec_.fence();
+    if constexpr (std::is_void<decltype(call())>::value) {
+      call();
+      if (other_) default_.fence();
+    } else {
+      const auto result = call();
+      if (other_) default_.fence();
+      return result;
+    }
   }
-}
+
+ private:
+  const ExecSpace& exec_;
+  ExecSpace default_;
+  bool other_;
+};
 
 using Ordinal = int;
 using Offset = std::int64_t;  // 5 entries a row overflow int beyond ~20000^2 points
@@ -204,9 +214,10 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
   const bool assembled = options.cg_operator == CgOperator::crs;
   CrsMatrix<T> matrix;
   if (assembled) matrix = assemble<T>(exec, rows, cols);
+  const KernelsCalls on_default_instance(exec);
   const auto apply = [&] {
     if (assembled)
-      on_default_instance(exec, [&] { KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q)); });
+      on_default_instance([&] { KokkosSparse::spmv("N", T(1), matrix, flat(p), T(0), flat(q)); });
     else
       for_interior(exec, "poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
   };
@@ -219,11 +230,11 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
     multigrid = std::make_unique<MultigridPreconditioner<T>>(exec, rows, cols, options.multigrid);
   const auto precondition = [&] {
     if (preconditioner == CgPreconditioner::jacobi)  // A's diagonal
-      on_default_instance(exec, [&] { KokkosBlas::scal(flat(z), T(1) / T(4), flat(r)); });
+      on_default_instance([&] { KokkosBlas::scal(flat(z), T(1) / T(4), flat(r)); });
     if (multigrid) multigrid->apply(exec, r, z);
   };
   const auto dot = [&](const View2D<T>& a, const View2D<T>& b) {
-    return on_default_instance(exec, [&] { return KokkosBlas::dot(flat(a), flat(b)); });
+    return on_default_instance([&] { return KokkosBlas::dot(flat(a), flat(b)); });
   };
 
   using Sum = typename Accumulator<T>::type;
@@ -248,13 +259,13 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
         return;
       }
       const T alpha = rz / pq;
-      on_default_instance(exec, [&] {
+      on_default_instance([&] {
         KokkosBlas::axpby(alpha, flat(p), T(1), flat(x));
         KokkosBlas::axpby(-alpha, flat(q), T(1), flat(r));
       });
       precondition();
       const T rz_next = dot(r, z);
-      on_default_instance(exec, [&] { KokkosBlas::axpby(T(1), flat(z), rz_next / rz, flat(p)); });
+      on_default_instance([&] { KokkosBlas::axpby(T(1), flat(z), rz_next / rz, flat(p)); });
       rz = rz_next;
     }
     // The drift test compares norms of r: preconditioned, r r is formed here.
