@@ -17,7 +17,8 @@
 //       the same in two steps (construct = check and upload, on exec, done on
 //       return; compute() launches on exec asynchronously: fence exec, or
 //       deep_copy on exec and fence it, before the host reads power(); the
-//       instance is kept for every later compute(); the destructor fences it).
+//       instance is kept for every later compute(), execution_space() returns
+//       it; the destructor fences it).
 //   lombscargle::find_peaks([exec,] power, count) -> PeakTable: the highest
 //       peaks of each row, selected on the device (peaks.hpp); on the host on
 //       return.
