@@ -79,6 +79,7 @@ void check_options(const Options& options);
 // reads the object's arrays). Objects on different instances share nothing
 // on the device and may compute at once. Without `exec`: ExecSpace(), the
 // default instance.
+
 // Says that the caller has run check_batch() on the batch with the same
 // options already (a pipeline checking chunks beside the device): the
 // constructor then skips that check.
