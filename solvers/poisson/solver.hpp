@@ -31,8 +31,8 @@ struct SolveReport {
   Method method = Method::jacobi;      // the method that ran (auto resolved)
 };
 
-// Called after each residual check (on the host, the device idle); may throw
-// to abandon the solve, e.g. on Ctrl-C.
+// Called after each residual check (on the host, the solve's instance idle);
+// may throw to abandon the solve, e.g. on Ctrl-C.
 using CheckCallback = std::function<void(const ResidualCheck&)>;
 
 // x: the initial guess with the boundary values in, the solution out.

@@ -8,7 +8,10 @@
 // takes it out of the cache (so solves from several host threads never share
 // one) and puts it back when done, replacing whatever another solve left.
 // The cache is emptied when Kokkos finalizes (no View may outlive Kokkos),
-// or earlier by release_workspaces() (solver.hpp).
+// or earlier by release_workspaces() (solver.hpp). A workspace holds no
+// execution space instance: each solve runs it on its own (solve(exec, ...))
+// and gives it back after a host reduction on that instance, so the next
+// solve, on any instance, finds none of its work still running.
 #include <memory>
 #include <mutex>
 #include <utility>
