@@ -44,6 +44,18 @@ void check_frequencies(const std::vector<double>& values) {
                        " (must be positive and finite)");
 }
 
+void check_grid(const FrequencyGrid& grid) {
+  if (!grid.uniform || grid.values.empty()) {
+    check_frequencies(grid.values);
+    return;
+  }
+  check_frequency(grid.first, "first");
+  if (!std::isfinite(grid.step) || grid.step < 0)
+    throw InputError("frequency grid: step must be finite and >= 0, got " + std::to_string(grid.step));
+  check_frequency(grid.values.front(), "first value");
+  check_frequency(grid.values.back(), "last value");
+}
+
 FrequencyGrid explicit_grid(std::vector<double> values, bool angular) {
   check_frequencies(values);
   const double scale = angular ? 1.0 / math::two_pi<double>() : 1.0;

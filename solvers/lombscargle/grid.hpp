@@ -19,6 +19,11 @@ struct FrequencyGrid {
 
 // InputError unless `values` is non-empty and all positive and finite.
 void check_frequencies(const std::vector<double>& values);
+// The same for a grid: a uniform one (first + k step, as uniform_grid and
+// automatic_grid make it) by its first and last values, first and step in
+// O(1), so a call on 2^20 frequencies does not walk them; others value by
+// value.
+void check_grid(const FrequencyGrid& grid);
 
 // `count` frequencies from `minimum` to `maximum` inclusive (count 1: just
 // minimum). `angular`: the bounds are in radians per unit time.

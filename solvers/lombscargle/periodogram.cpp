@@ -309,7 +309,7 @@ const std::vector<Series>& check_before(const std::vector<Series>& batch, const 
                                         const Options& options) {
   if (!batch.empty()) {
     check_options(options);
-    check_frequencies(grid.values);
+    check_grid(grid);
     check_batch(batch, options);
   }
   return batch;
@@ -370,7 +370,7 @@ Periodogram<T>::Periodogram(const ExecSpace& exec, const std::vector<Series>& ba
   ProfilingRegion region("lombscargle/setup");
   if (batch.empty()) throw InputError("no time series given");
   check_options(options);
-  check_frequencies(grid.values);
+  check_grid(grid);
   algorithm_ = resolve_algorithm(options.algorithm, grid, options.nterms);
 
   std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();

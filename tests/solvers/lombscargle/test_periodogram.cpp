@@ -211,6 +211,25 @@ TEST(LombScargle, Grids) {
   EXPECT_NEAR(automatic.values.back(), f_max, df / 2);
 }
 
+TEST(LombScargle, GridChecksTakeUniformGridsByTheirEnds) {
+  // A uniform grid is checked by its first value, step and ends; an explicit
+  // one value by value, so a bad value in its middle is found.
+  const ls::FrequencyGrid good = ls::uniform_grid(0.5, 3.0, 1001, false);
+  EXPECT_NO_THROW(ls::check_grid(good));
+  ls::FrequencyGrid bad_step = good;
+  bad_step.step = std::nan("");
+  EXPECT_THROW(ls::check_grid(bad_step), InputError);
+  ls::FrequencyGrid bad_end = good;
+  bad_end.values.back() = -1.0;
+  EXPECT_THROW(ls::check_grid(bad_end), InputError);
+  ls::FrequencyGrid listed = ls::explicit_grid({0.5, 1.0, 2.0}, false);
+  listed.values[1] = std::nan("");
+  EXPECT_THROW(ls::check_grid(listed), InputError);
+  EXPECT_THROW(ls::check_grid(ls::FrequencyGrid{}), InputError);
+  // The constructor checks the grid so.
+  EXPECT_THROW(ls::Periodogram<double>({noisy_sinusoid(64, 10.0, 1.3, 5, false)}, listed, ls::Options{}), InputError);
+}
+
 TEST(LombScargle, FastMathBaselineComputesTheSamePeriodogramOrRefuses) {
   const ls::Series series = noisy_sinusoid(256, 10.0, 1.3, 13, false);
   const ls::FrequencyGrid grid = ls::uniform_grid(0.1, 3.0, 500, false);
