@@ -14,6 +14,9 @@ Same process, same arrays, timed back to back (median of --repeats runs after on
                on the same arrays: the GTC case (N = 2^10, M = 2^20, angular, float32 and float64) against
                cupyx.scipy.signal.lombscargle, uniform_filter / gaussian_filter on 16384^2 float32 against
                cupyx.scipy.ndimage, and the per-call time on a tiny problem (NumPy and CuPy arrays)
+  gpu_setup    (CUDA build, CuPy) what a Lomb-Scargle call costs besides its sums: N = 2 samples at M = 2^10,
+               2^16, 2^20 frequencies, through the package and through the extension directly (uniform
+               frequencies as their ends or all values; NumPy or CuPy output), and the GPU check of the frequencies
 
 usage: PYTHONPATH=build/openmp/python python3 scripts/bench_python.py [--only overhead,astropy,ndimage,gpu]
        [--repeats 5]
@@ -183,6 +186,45 @@ def gpu_case(args):
           rows)
 
 
+def gpu_setup_case(args):
+    import cupy
+
+    def best(call):
+        call()
+        cupy.cuda.Device().synchronize()
+        times = []
+        for _ in range(max(args.repeats, 5)):
+            start = time.perf_counter()
+            call()
+            cupy.cuda.Device().synchronize()
+            times.append(time.perf_counter() - start)
+        return min(times) * 1e3
+
+    extension = portasolve._portasolve
+    x, y, none = np.array([0.0, 1.0]), np.array([1.0, -1.0]), np.empty(0)
+    rows = []
+    for m in (2 ** 10, 2 ** 16, 2 ** 20):
+        w = np.linspace(0.01, 10.0, m)
+        wd, ends = cupy.asarray(w), np.array([0.01, 10.0])
+        out_d, out_h = cupy.empty((1, m)), np.empty((1, m))
+        calls = {
+            "signal.lombscargle, CuPy arrays": lambda: portasolve.signal.lombscargle(cupy.asarray(x), cupy.asarray(y), wd,
+                                                                                    algorithm="direct"),
+            "signal.lombscargle, NumPy arrays": lambda: portasolve.signal.lombscargle(x, y, w, algorithm="direct"),
+            "extension, uniform ends, CuPy output": lambda: extension.lombscargle_classic_float64(
+                x, y, ends, out_d, False, False, "direct", True, none, False, m),
+            "extension, uniform ends, NumPy output": lambda: extension.lombscargle_classic_float64(
+                x, y, ends, out_h, False, False, "direct", True, none, False, m),
+            "extension, all M values, CuPy output": lambda: extension.lombscargle_classic_float64(
+                x, y, w, out_d, False, False, "direct", False, none, False, 0),
+            "GPU check of the frequencies": lambda: portasolve.signal.gpu_frequencies(wd, "freqs"),
+        }
+        for name, call in calls.items():
+            rows.append([f"M = 2^{m.bit_length() - 1}", name, f"{best(call):.3f}"])
+    print("A Lomb-Scargle call's cost besides its sums (N = 2, direct; best of runs, ms)\n")
+    table(["M", "call", "ms"], rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="overhead,astropy,ndimage")
@@ -190,7 +232,7 @@ def main():
     args = parser.parse_args()
     print("portasolve.info():\n\n```\n" + str(portasolve.info()).strip() + "\n```\n")
     sys.stdout.flush()
-    cases = {"overhead": overhead, "astropy": astropy_case, "ndimage": ndimage_case, "gpu": gpu_case}
+    cases = {"overhead": overhead, "astropy": astropy_case, "ndimage": ndimage_case, "gpu": gpu_case, "gpu_setup": gpu_setup_case}
     for name in args.only.split(","):
         cases[name](args)
         sys.stdout.flush()
