@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/spaces.hpp"
 
@@ -61,24 +62,45 @@ struct RectangleSum {
   }
 };
 
-inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> rectangle_range(const GridRectangle& rectangle) {
+// Each walk takes an optional execution space instance first (solvers'
+// exec overloads): its policy is built with the instance, so the work is
+// ordered on the caller's stream; without one it runs on the default
+// instance. The functors are the same either way, so are the kernels and bits.
+inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> rectangle_range(const ExecSpace& exec,
+                                                                              const GridRectangle& rectangle) {
   const std::int64_t count =
       host_execution ? rectangle.rows : static_cast<std::int64_t>(rectangle.rows) * rectangle.cols;
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(0, static_cast<int>(count));
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(exec, 0, static_cast<int>(count));
 }
 
-// functor(i, j) for every point of the rectangle.
+inline Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> rectangle_range(const GridRectangle& rectangle) {
+  return rectangle_range(ExecSpace(), rectangle);
+}
+
+// functor(i, j) for every point of the rectangle, on exec.
+template <class Functor>
+void for_rectangle(const ExecSpace& exec, const char* name, const GridRectangle& rectangle, const Functor& functor) {
+  if (rectangle.rows <= 0 || rectangle.cols <= 0) return;
+  Kokkos::parallel_for(name, rectangle_range(exec, rectangle), RectanglePoints<Functor>{functor, rectangle});
+}
+
 template <class Functor>
 void for_rectangle(const char* name, const GridRectangle& rectangle, const Functor& functor) {
-  if (rectangle.rows <= 0 || rectangle.cols <= 0) return;
-  Kokkos::parallel_for(name, rectangle_range(rectangle), RectanglePoints<Functor>{functor, rectangle});
+  for_rectangle(ExecSpace(), name, rectangle, functor);
 }
 
-// Sums functor's contributions into `result` (a Sum& or a rank-0 device View).
+// Sums functor's contributions into `result` on exec: a Sum& (exec is then
+// fenced, as Kokkos does for a host result) or a rank-0 device View (no fence).
+template <class Sum, class Tag = void, class Functor, class Result>
+void reduce_rectangle(const ExecSpace& exec, const char* name, const GridRectangle& rectangle, const Functor& functor,
+                      Result&& result) {
+  Kokkos::parallel_reduce(name, rectangle_range(exec, rectangle), RectangleSum<Functor, Sum, Tag>{functor, rectangle},
+                          result);
+}
+
 template <class Sum, class Tag = void, class Functor, class Result>
 void reduce_rectangle(const char* name, const GridRectangle& rectangle, const Functor& functor, Result&& result) {
-  Kokkos::parallel_reduce(name, rectangle_range(rectangle), RectangleSum<Functor, Sum, Tag>{functor, rectangle},
-                          result);
+  reduce_rectangle<Sum, Tag>(ExecSpace(), name, rectangle, functor, std::forward<Result>(result));
 }
 
 template <class Destination, class Source>

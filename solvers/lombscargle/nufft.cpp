@@ -11,10 +11,10 @@
 #include "core/errors.hpp"
 #include "core/host_threads.hpp"
 #include "core/profiling.hpp"
+#include "core/spaces.hpp"
 #include "solvers/lombscargle/nufft_plan.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 #include "solvers/lombscargle/upload.hpp"
-#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -370,7 +370,7 @@ void run(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
     const std::int64_t first_sample = plan.offsets[first], chunk_samples = plan.offsets[first + chunk] - first_sample;
     const auto rows = Kokkos::subview(
         plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments * plan.rows.per_unit), Kokkos::ALL);
-    poisson::zero_on(exec, rows);
+    zero_on(exec, rows);
     using Spread = NufftSpread<T, FitMean>;
     const Spread spread{plan.once,
                         plan.twice,

@@ -10,7 +10,6 @@
 #include "core/names.hpp"
 #include "solvers/lorenz05/kernels.hpp"
 #include "solvers/lorenz05/tendency.hpp"
-#include "solvers/smoothing/grid_on_instance.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
 namespace portasolve::lorenz05 {
@@ -129,10 +128,9 @@ void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::i
   for (std::int64_t step = 0; step < steps; ++step)
     for (int stage = 0; stage < 4; ++stage) {
       const FlatStage<T> kernel{s.co, states, input, next_input, large, average, increment, stage};
-      if (s.co.two_scale())
-        smoothing::for_rectangle_on(exec, "lorenz05_smooth", all, Tagged<FlatStage<T>, SmoothStage>{kernel});
-      smoothing::for_rectangle_on(exec, "lorenz05_average", all, Tagged<FlatStage<T>, AverageStage>{kernel});
-      smoothing::for_rectangle_on(exec, "lorenz05_rate", all, Tagged<FlatStage<T>, RateStage>{kernel});
+      if (s.co.two_scale()) for_rectangle(exec, "lorenz05_smooth", all, Tagged<FlatStage<T>, SmoothStage>{kernel});
+      for_rectangle(exec, "lorenz05_average", all, Tagged<FlatStage<T>, AverageStage>{kernel});
+      for_rectangle(exec, "lorenz05_rate", all, Tagged<FlatStage<T>, RateStage>{kernel});
       std::swap(input, next_input);
     }
 }

@@ -15,12 +15,13 @@
 #include <type_traits>
 
 #include "core/errors.hpp"
+#include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
+#include "core/spaces.hpp"
 #include "solvers/poisson/cg_kernels.hpp"
 #include "solvers/poisson/cg_resident.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
-#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::poisson {
 

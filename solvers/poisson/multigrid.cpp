@@ -8,10 +8,11 @@
 #include <tuple>
 #include <vector>
 
+#include "core/grid_range.hpp"
+#include "core/spaces.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
-#include "solvers/poisson/on_instance.hpp"
 #include "solvers/poisson/workspace_cache.hpp"
 
 namespace portasolve::poisson {

@@ -8,7 +8,6 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
-#include "solvers/poisson/on_instance.hpp"
 
 namespace portasolve::poisson {
 

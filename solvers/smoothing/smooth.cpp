@@ -7,7 +7,6 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
-#include "solvers/smoothing/grid_on_instance.hpp"
 #include "solvers/smoothing/launchers.hpp"
 #include "solvers/smoothing/register_bands.hpp"
 #include "solvers/smoothing/separable_columns.hpp"
@@ -236,20 +235,20 @@ SmoothReport run(const ExecSpace& exec, const View2D<const Pixel>& input, const 
             Kokkos::RangePolicy<ExecSpace, AlongColumns, Kokkos::IndexType<int>>(exec, 0, static_cast<int>(rows)),
             by_rows);
       } else {
-        for_rectangle_on(exec, "smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
-        for_rectangle_on(exec, "smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
+        for_rectangle(exec, "smoothing_along_rows", row_pass, WithTag<SmoothSeparable<Pixel>, AlongRows>{kernel});
+        for_rectangle(exec, "smoothing_along_columns", image, WithTag<SmoothSeparable<Pixel>, AlongColumns>{kernel});
       }
     } else {
       const Smooth2D<Pixel, FixedRadius> pass{from, to, taps, border};
       if constexpr (FixedRadius > 0 && !host_execution) {
         const int strip = options.strip_rows > 0 ? options.strip_rows : column_strip_rows;
         const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
-        for_rectangle_on(exec, "smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
+        for_rectangle(exec, "smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
       } else if constexpr (FixedRadius > 0) {
         Kokkos::parallel_for("smoothing_2d_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(exec, 0, rows),
                              Smooth2DRows<Pixel, FixedRadius>{pass});
       } else {
-        for_rectangle_on(exec, "smoothing_2d", image, pass);
+        for_rectangle(exec, "smoothing_2d", image, pass);
       }
     }
     done += passes;
