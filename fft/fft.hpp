@@ -83,10 +83,14 @@ class Plan {
   // that instance's stream and may still be running on return: fence before
   // touching the output from the host other than by Kokkos::deep_copy).
   // Not reentrant: one plan serves one thread at a time (its scratch rows).
-  void execute(const View2D<const Complex>& in, const View2D<Complex>& out) const;  // complex_*
-  void execute(const View2D<const T>& in, const View2D<Complex>& out) const;        // real_forward
-  void execute(const View2D<const Complex>& in, const View2D<T>& out) const;        // real_backward
-  void execute(const View2D<const T>& in, const View2D<T>& out) const;              // dst1, dct1
+  // In and Out are those of the overloads below: View2D<const Complex> to
+  // View2D<Complex> (complex_*), View2D<const T> to View2D<Complex>
+  // (real_forward), View2D<const Complex> to View2D<T> (real_backward),
+  // View2D<const T> to View2D<T> (dst1, dct1).
+  template <class In, class Out>
+  void execute(const In& in, const Out& out) const {
+    execute(ExecSpace(), in, out);
+  }
 
   // The same on the execution space instance exec: the transform and its
   // kernels and copies are ordered on exec (cuFFT: the plan runs on
@@ -97,10 +101,10 @@ class Plan {
   // plan's scratch rows and cuFFT work area serve every execution: order
   // executions of one plan on different instances (fence the first
   // instance before executing on the next).
-  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<Complex>& out) const;
-  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<Complex>& out) const;
-  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<T>& out) const;
-  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<T>& out) const;
+  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<Complex>& out) const;  // complex_*
+  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<Complex>& out) const;  // real_forward
+  void execute(const ExecSpace& exec, const View2D<const Complex>& in, const View2D<T>& out) const;  // real_backward
+  void execute(const ExecSpace& exec, const View2D<const T>& in, const View2D<T>& out) const;        // dst1, dct1
 
  private:
   Kind kind_;

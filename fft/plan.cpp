@@ -105,23 +105,6 @@ void Plan<T>::execute(const ExecSpace& exec, const View2D<const T>& in, const Vi
   engine_->run(exec, in.data(), out.data());
 }
 
-template <class T>
-void Plan<T>::execute(const View2D<const Complex>& in, const View2D<Complex>& out) const {
-  execute(ExecSpace(), in, out);
-}
-template <class T>
-void Plan<T>::execute(const View2D<const T>& in, const View2D<Complex>& out) const {
-  execute(ExecSpace(), in, out);
-}
-template <class T>
-void Plan<T>::execute(const View2D<const Complex>& in, const View2D<T>& out) const {
-  execute(ExecSpace(), in, out);
-}
-template <class T>
-void Plan<T>::execute(const View2D<const T>& in, const View2D<T>& out) const {
-  execute(ExecSpace(), in, out);
-}
-
 template class Plan<float>;
 template class Plan<double>;
 
