@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fft/fft.hpp"
-#include "tests/fft/instance.hpp"
+#include "tests/instance.hpp"
 
 namespace portasolve::fft {
 namespace {
@@ -413,26 +413,28 @@ void expect_execution_on_instance_matches(const ExecSpace& exec, Kind kind, std:
   Kokkos::fence();
   plan.execute(in, by_default);
   Kokkos::fence();
-  const std::vector<Out> expected = testing::read_now(by_default);
+  const std::vector<Out> expected = instance_tests::read_now(by_default);
   EXPECT_EQ(non_finite(expected), 0) << name_of(kind);
 
   const View2D<Out> on_instance = poisoned<Out>(rows, out_cols);
   Kokkos::fence();  // the poison and the input are written before the instance reads
   plan.execute(exec, in, on_instance);
   exec.fence();
-  EXPECT_EQ(testing::bit_differences(testing::read_now(on_instance), expected), 0) << name_of(kind) << " on exec";
+  EXPECT_EQ(instance_tests::bit_differences(instance_tests::read_now(on_instance), expected), 0)
+      << name_of(kind) << " on exec";
 
   const View2D<Out> again = poisoned<Out>(rows, out_cols);
   Kokkos::fence();
   plan.execute(in, again);
   Kokkos::fence();
-  EXPECT_EQ(testing::bit_differences(testing::read_now(again), expected), 0) << name_of(kind) << " default again";
+  EXPECT_EQ(instance_tests::bit_differences(instance_tests::read_now(again), expected), 0)
+      << name_of(kind) << " default again";
 }
 
 template <class T>
 void expect_every_kind_on_an_instance_matches() {
   using C = Kokkos::complex<T>;
-  const testing::OwnInstance instance;
+  const instance_tests::OwnInstance instance;
   const ExecSpace& exec = instance.exec();
   // Odd lengths, a batch large enough for many blocks on a GPU.
   for (const std::int64_t n : {std::int64_t(37), std::int64_t(1001)}) {

@@ -1,6 +1,6 @@
 // The Lomb-Scargle entry points on an execution space instance of the test's
 // own (CUDA: a Kokkos::Cuda on a new non-blocking stream,
-// tests/solvers/smoothing/instance.hpp) against the overloads without one,
+// tests/instance.hpp) against the overloads without one,
 // bit for bit: Periodogram(exec, ...) for every algorithm (direct, tiled,
 // recurrence, nufft: on host backends both its per-series host path and, on
 // a long grid, the chunked path with the library's FFT), the classic form
@@ -19,8 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -31,14 +29,16 @@
 #include "solvers/lombscargle/model.hpp"
 #include "solvers/lombscargle/peaks.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
+#include "tests/instance.hpp"
 #include "tests/solvers/lombscargle/helpers.hpp"
 #include "tests/solvers/lombscargle/reference.hpp"
-#include "tests/solvers/smoothing/instance.hpp"
 
 namespace portasolve::lombscargle {
 namespace {
 
+using instance_tests::expect_same_bits;
 using instance_tests::OwnInstance;
+using instance_tests::poison;
 using instance_tests::read_on;
 using testing::noisy_sinusoid;
 using testing::uniform_values;
@@ -141,30 +141,6 @@ std::vector<Case> cases() {
 template <class HostView>
 std::vector<typename HostView::non_const_value_type> flatten(const HostView& host) {
   return std::vector<typename HostView::non_const_value_type>(host.data(), host.data() + host.span());
-}
-
-template <class T>
-T poison() {
-  return std::numeric_limits<T>::quiet_NaN();
-}
-
-// Index of the first entry whose bits differ, -1 when none (a NaN equals
-// only the same NaN).
-template <class Value>
-std::int64_t first_difference(const std::vector<Value>& a, const std::vector<Value>& b) {
-  if (a.size() != b.size()) return 0;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    if (std::memcmp(&a[k], &b[k], sizeof(Value)) != 0) return static_cast<std::int64_t>(k);
-  return -1;
-}
-
-template <class Value>
-void expect_same_bits(const std::vector<Value>& on_instance, const std::vector<Value>& on_default,
-                      const std::string& label) {
-  ASSERT_EQ(on_instance.size(), on_default.size()) << label;
-  const std::int64_t k = first_difference(on_instance, on_default);
-  EXPECT_EQ(k, -1) << label << ": entry " << k << " is " << (k >= 0 ? double(on_instance[k]) : 0.0)
-                   << " on the instance, " << (k >= 0 ? double(on_default[k]) : 0.0) << " on the default one";
 }
 
 void expect_same_table(const PeakTable& a, const PeakTable& b, const std::string& label) {

@@ -1,5 +1,5 @@
 // solve(exec, ...) and residual_norm(exec, ...): a solve on an instance of
-// its own (CUDA: a new non-blocking stream, tests/fft/instance.hpp) gives the
+// its own (CUDA: a new non-blocking stream, tests/instance.hpp) gives the
 // default instance's bits and report, for every method and kernel, in float
 // and double, on a small odd-sized grid. The result is read with no fence at
 // all (on CUDA a copy that does not wait for the instance's stream): solve()
@@ -17,22 +17,16 @@
 #include "fft/fft.hpp"
 #include "solvers/poisson/jacobi_resident.hpp"
 #include "solvers/poisson/solver.hpp"
-#include "tests/fft/instance.hpp"
+#include "tests/instance.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
 namespace portasolve::poisson {
 namespace {
 
-using portasolve::testing::bit_differences;
-using portasolve::testing::OwnInstance;
-using portasolve::testing::read_now;
-
-constexpr std::size_t grid_rows = 37, grid_cols = 29;
-
-struct Case {
-  std::string name;
-  SolverOptions options;
-};
+using instance_tests::bit_differences;
+using instance_tests::expect_same_members;
+using instance_tests::OwnInstance;
+using instance_tests::read_now;
 
 SolverOptions iterations(Method method, std::int64_t count, std::int64_t check_every, double tolerance = 0) {
   SolverOptions options;
@@ -42,6 +36,14 @@ SolverOptions iterations(Method method, std::int64_t count, std::int64_t check_e
   options.tolerance = tolerance;
   return options;
 }
+
+constexpr std::size_t grid_rows = 37, grid_cols = 29;
+
+// A solve the tests run on an instance and on the default one.
+struct Case {
+  std::string name;
+  SolverOptions options;
+};
 
 std::vector<Case> cases() {
   std::vector<Case> all;
@@ -132,19 +134,14 @@ template <class T>
 void expect_same(const Outcome<T>& instance, const Outcome<T>& plain, const std::string& what) {
   EXPECT_EQ(bit_differences(instance.x, plain.x), 0) << what << ": points of x that differ";
   const SolveReport &a = instance.report, &b = plain.report;
-  EXPECT_EQ(a.iterations, b.iterations) << what;
-  EXPECT_EQ(a.relative_residual, b.relative_residual) << what;
-  EXPECT_EQ(a.reference_norm, b.reference_norm) << what;
-  EXPECT_EQ(a.converged, b.converged) << what;
-  EXPECT_EQ(a.stop_reason, b.stop_reason) << what;
-  EXPECT_EQ(a.method, b.method) << what;
+  expect_same_members(a, b, what + ", report", &SolveReport::iterations, &SolveReport::relative_residual,
+                      &SolveReport::reference_norm, &SolveReport::converged, &SolveReport::stop_reason,
+                      &SolveReport::method);
   ASSERT_EQ(a.history.size(), b.history.size()) << what;
-  for (std::size_t k = 0; k < a.history.size(); ++k) {
-    EXPECT_EQ(a.history[k].iteration, b.history[k].iteration) << what << " check " << k;
-    EXPECT_EQ(a.history[k].relative_residual, b.history[k].relative_residual) << what << " check " << k;
-  }
-  EXPECT_EQ(instance.residual, plain.residual) << what;
-  EXPECT_EQ(instance.residual_with_boundary, plain.residual_with_boundary) << what;
+  for (std::size_t k = 0; k < a.history.size(); ++k)
+    expect_same_members(a.history[k], b.history[k], what + " check " + std::to_string(k), &ResidualCheck::iteration,
+                        &ResidualCheck::relative_residual);
+  expect_same_members(instance, plain, what, &Outcome<T>::residual, &Outcome<T>::residual_with_boundary);
 }
 
 // The solve did real work, and the x read back is the one its report

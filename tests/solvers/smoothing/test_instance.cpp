@@ -11,13 +11,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "core/grid_range.hpp"
-#include "tests/solvers/smoothing/instance.hpp"
+#include "tests/instance.hpp"
 #include "tests/solvers/smoothing/reference.hpp"
 #include "tests/solvers/smoothing/run.hpp"
 
@@ -25,13 +24,12 @@ namespace portasolve::smoothing {
 namespace {
 
 using namespace testing;
+using instance_tests::expect_same_bits;
+using instance_tests::expect_same_members;
+using instance_tests::first_difference;
 using instance_tests::OwnInstance;
+using instance_tests::poison;
 using instance_tests::read_on;
-
-template <class Pixel>
-Pixel poison() {
-  return std::numeric_limits<Pixel>::has_quiet_NaN ? std::numeric_limits<Pixel>::quiet_NaN() : Pixel(77);
-}
 
 struct Result {
   HostImage image;
@@ -78,31 +76,15 @@ Result run_on(const ExecSpace& exec, const HostImage& image, const SmoothingOpti
   return result;
 }
 
-// Index of the first value whose bits differ, -1 when none.
-std::int64_t first_difference(const HostImage& a, const HostImage& b) {
-  if (a.values.size() != b.values.size()) return 0;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    if (std::memcmp(&a.values[k], &b.values[k], sizeof(double)) != 0) return static_cast<std::int64_t>(k);
-  return -1;
-}
-
 void expect_same(const Result& on_instance, const Result& on_default, const std::string& label) {
-  const std::int64_t k = first_difference(on_instance.image, on_default.image);
-  EXPECT_EQ(k, -1) << label << ": pixel " << k << " is " << on_instance.image.values[k] << " on the instance, "
-                   << on_default.image.values[k] << " on the default one";
+  expect_same_bits(on_instance.image.values, on_default.image.values, label + ", pixels");
   std::int64_t poisoned = 0;  // NaN: a pixel nobody wrote (floating-point pixels)
   for (const double v : on_instance.image.values) poisoned += std::isnan(v) ? 1 : 0;
   EXPECT_EQ(poisoned, 0) << label;
-  const SmoothReport &a = on_instance.report, &b = on_default.report;
-  EXPECT_EQ(a.passes, b.passes) << label;
-  EXPECT_EQ(a.launches, b.launches) << label;
-  EXPECT_EQ(a.radius, b.radius) << label;
-  EXPECT_EQ(a.separable, b.separable) << label;
-  EXPECT_EQ(a.passes_per_launch, b.passes_per_launch) << label;
-  EXPECT_EQ(a.fused_kernel, b.fused_kernel) << label;
-  EXPECT_EQ(a.separable_kernel, b.separable_kernel) << label;
-  EXPECT_EQ(a.tile_rows, b.tile_rows) << label;
-  EXPECT_EQ(a.tile_cols, b.tile_cols) << label;
+  expect_same_members(on_instance.report, on_default.report, label + ", report", &SmoothReport::passes,
+                      &SmoothReport::launches, &SmoothReport::radius, &SmoothReport::separable,
+                      &SmoothReport::passes_per_launch, &SmoothReport::fused_kernel, &SmoothReport::separable_kernel,
+                      &SmoothReport::tile_rows, &SmoothReport::tile_cols);
   EXPECT_EQ(on_instance.calls, on_default.calls) << label;
 }
 
@@ -199,7 +181,7 @@ void check_every_path(double low, double high, unsigned seed) {
     if (c.options.passes == 0) {  // the input, as Pixel holds it
       HostImage input = image;
       for (double& v : input.values) v = static_cast<double>(static_cast<Pixel>(v));
-      EXPECT_EQ(first_difference(on_instance.image, input), -1) << label;
+      EXPECT_EQ(first_difference(on_instance.image.values, input.values), -1) << label;
     }
   }
 }
@@ -243,8 +225,8 @@ TEST(SmoothingInstance, TwoInstancesAtOnce) {
   const HostImage result_a = image_of<float>(read_on(a.exec(), out_a));
   EXPECT_EQ(report_a.fused_kernel, FusedKernel::registers);
   EXPECT_TRUE(report_b.separable);
-  EXPECT_EQ(first_difference(result_a, run_default<float>(first, fused).image), -1);
-  EXPECT_EQ(first_difference(result_b, run_default<float>(second, separable).image), -1);
+  EXPECT_EQ(first_difference(result_a.values, run_default<float>(first, fused).image.values), -1);
+  EXPECT_EQ(first_difference(result_b.values, run_default<float>(second, separable).image.values), -1);
   // And they did smooth: against the float64 reference.
   HostImage expected = first;
   for (int s = 0; s < 9; ++s) expected = reference_pass(expected, box_weights(1), BorderMode::reflect);
