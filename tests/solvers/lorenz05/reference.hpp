@@ -10,6 +10,13 @@
 
 namespace portasolve::lorenz05::testing {
 
+// Model `number` (1, 2 or 3) with N = n, K = k, I = smooth, delta_t = dt and
+// F = forcing; b and c as ModelParameters has them.
+inline ModelParameters model(int number, int n, int k, int smooth, double dt, double forcing) {
+  const ModelParameters defaults;
+  return ModelParameters{number, n, forcing, dt, defaults.space_time_scale, defaults.coupling, k, smooth};
+}
+
 inline int wrap(int i, int n) { return ((i % n) + n) % n; }
 
 // sum' over j = -J..J of f(j): even K halves the end terms.

@@ -16,8 +16,8 @@
 
 #include "core/errors.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
+#include "tests/instance.hpp"
 #include "tests/solvers/lorenz05/reference.hpp"
-#include "tests/solvers/smoothing/instance.hpp"
 
 namespace portasolve::lorenz05 {
 namespace {
@@ -25,20 +25,10 @@ namespace {
 using instance_tests::OwnInstance;
 using instance_tests::read_on;
 using testing::host_step;
+using testing::model;
 using testing::noisy_state;
 
 using Members = std::vector<std::vector<double>>;
-
-ModelParameters model(int number, int n, int k, int smooth, double dt, double forcing) {
-  ModelParameters p;
-  p.model = number;
-  p.model_size = n;
-  p.K = k;
-  p.smooth_steps = smooth;
-  p.delta_t = dt;
-  p.forcing = forcing;
-  return p;
-}
 
 Members start_of(const ModelParameters& p, int members) {
   Members start;

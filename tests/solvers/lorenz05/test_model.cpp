@@ -17,6 +17,7 @@ namespace portasolve::lorenz05 {
 namespace {
 
 using testing::host_step;
+using testing::model;
 using testing::noisy_state;
 
 template <class T>
@@ -46,17 +47,6 @@ double max_difference(const std::vector<std::vector<double>>& a, const std::vect
       worst = std::isnan(d) ? INFINITY : std::max(worst, d);
     }
   return worst;
-}
-
-ModelParameters model(int number, int n, int k, int smooth, double dt, double forcing) {
-  ModelParameters p;
-  p.model = number;
-  p.model_size = n;
-  p.K = k;
-  p.smooth_steps = smooth;
-  p.delta_t = dt;
-  p.forcing = forcing;
-  return p;
 }
 
 template <class T>
