@@ -373,11 +373,28 @@ Periodogram<T>::Periodogram(const ExecSpace& exec, const std::vector<Series>& ba
   check_grid(grid);
   algorithm_ = resolve_algorithm(options.algorithm, grid, options.nterms);
 
-  std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();
-  prepare<T>(batch, options, *prepared);
-  const HostData<T>& host = *prepared;
   state_ = std::make_unique<State>(exec);
   DeviceData<T>& data = state_->data;
+  data.frequency =
+      upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_frequency", grid.values);
+  upload_series(batch);
+  data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
+                         batch.size(), grid.size());
+  ask_for_huge_pages(data.power.data(), data.power.span() * sizeof(T));
+  data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
+  if (algorithm_ == Algorithm::nufft)
+    state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(exec, data, grid, options));
+}
+
+// The series' arrays on the device (times, weights, weighted values,
+// offsets, per-series constants) and the kind of sums they need.
+template <class T>
+void Periodogram<T>::upload_series(const std::vector<Series>& batch) {
+  const ExecSpace& exec = state_->exec;
+  DeviceData<T>& data = state_->data;
+  std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();
+  prepare<T>(batch, options_, *prepared);
+  const HostData<T>& host = *prepared;
   data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_t", host.t);
   data.w = upload<View1D<T>>(exec, "lombscargle_w", host.w);
   data.wy = upload<View1D<T>>(exec, "lombscargle_wy", host.wy);
@@ -385,18 +402,26 @@ Periodogram<T>::Periodogram(const ExecSpace& exec, const std::vector<Series>& ba
       upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_offsets", host.offsets);
   data.constants = upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>(
       exec, "lombscargle_constants", host.constants);
-  data.frequency =
-      upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_frequency", grid.values);
   exec.fence();  // the copies have read the host arrays, which the pool hands to the next batch
   HostDataPool<T>::give_back(std::move(prepared));
-  data.power = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power")),
-                         batch.size(), grid.size());
-  ask_for_huge_pages(data.power.data(), data.power.span() * sizeof(T));
-  data.kind = FinishKind{options.form == Form::classic, static_cast<int>(options.normalization)};
-  data.sums = options.form == Form::classic ? SumsKind{classic_weighted(batch, options), options.floating_mean}
-                                            : SumsKind{true, options.fit_mean};
-  if (algorithm_ == Algorithm::nufft)
-    state_->nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(exec, data, grid, options));
+  data.sums = options_.form == Form::classic ? SumsKind{classic_weighted(batch, options_), options_.floating_mean}
+                                             : SumsKind{true, options_.fit_mean};
+}
+
+template <class T>
+void Periodogram<T>::update(const std::vector<Series>& batch) {
+  ProfilingRegion region("lombscargle/update");
+  if (static_cast<std::int64_t>(batch.size()) != series_count_)
+    throw InputError("update: " + std::to_string(batch.size()) + " series given, the periodogram was made for " +
+                     std::to_string(series_count_) + " (make a new Periodogram for another count)");
+  check_batch(batch, options_);
+  state_->exec.fence();  // earlier work reads the arrays about to be replaced
+  upload_series(batch);
+  // The recurrence's steps and the NUFFT's plan (sorted samples) depend on
+  // the times: built again by the next compute() that needs them.
+  state_->step_cos = StepTable<T>();
+  state_->step_sin = StepTable<T>();
+  state_->nufft.reset();
 }
 
 template <class T>

@@ -172,6 +172,53 @@ TEST(LombScargle, KeptSetupArraysAndCheckedBatchesGiveTheSameBits) {
   }
 }
 
+TEST(LombScargle, UpdateGivesANewPeriodogramsBits) {
+  // A periodogram updated with new series (other lengths, other weights)
+  // equals one made for them, for every algorithm and both forms; the grid
+  // and power array stay.
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.05, 6.0, 700, false);
+  for (const bool classic : {false, true}) {
+    ls::Options options;
+    if (classic) {
+      options.form = ls::Form::classic;
+      options.floating_mean = true;
+    }
+    const std::vector<ls::Series> first{noisy_sinusoid(120, 5.0, 1.0, 21, !classic),
+                                        noisy_sinusoid(61, 4.0, 0.6, 22, !classic)};
+    std::vector<ls::Series> second{noisy_sinusoid(333, 9.0, 2.0, 23, !classic),
+                                   noisy_sinusoid(45, 3.0, 0.7, 24, !classic)};
+    if (classic) second[1].weights.assign(second[1].t.size(), 0.5);
+    for (const ls::Algorithm algorithm : every_algorithm) {
+      options.algorithm = algorithm;
+      ls::Periodogram<double> updated(first, grid, options);
+      updated.compute();
+      // A copy (on host backends a mirror view would be the power array itself).
+      const auto before = Kokkos::create_mirror(Kokkos::HostSpace(), updated.power());
+      Kokkos::deep_copy(before, updated.power());
+      updated.update(second);
+      updated.compute();
+      ls::Periodogram<double> fresh(second, grid, options);
+      fresh.compute();
+      const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), updated.power());
+      const auto want = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh.power());
+      bool changed = false;
+      for (std::size_t s = 0; s < second.size(); ++s)
+        for (std::size_t k = 0; k < grid.size(); ++k) {
+          ASSERT_EQ(got(s, k), want(s, k)) << ls::name_of(algorithm) << (classic ? " classic" : " generalized")
+                                           << " series " << s << " frequency " << k;
+          changed = changed || got(s, k) != before(s, k);
+        }
+      EXPECT_TRUE(changed) << ls::name_of(algorithm);
+    }
+  }
+  ls::Periodogram<double> one({noisy_sinusoid(50, 5.0, 1.0, 25, true)}, grid, ls::Options{});
+  EXPECT_THROW(one.update({noisy_sinusoid(50, 5.0, 1.0, 26, true), noisy_sinusoid(50, 5.0, 1.0, 27, true)}),
+               InputError);
+  ls::Series bad = noisy_sinusoid(50, 5.0, 1.0, 28, true);
+  bad.y[7] = std::nan("");
+  EXPECT_THROW(one.update({bad}), InputError);
+}
+
 TEST(LombScargle, AlgorithmsAgreeOnExplicitGrids) {
   const ls::Series series = noisy_sinusoid(500, 30.0, 0.4, 8, true);
   std::vector<double> frequencies;
