@@ -15,10 +15,21 @@ def _is_uniform(freqs, eps=np.finfo(np.float64).eps):
     rounding (as np.linspace makes them; eps: the machine epsilon of the dtype the
     caller gave them in, so float32 linspaces count); a CuPy array is checked
     where it lies."""
-    xp = array_module(freqs)
-    first, last = (float(v) for v in freqs[[0, -1]]) if freqs.size else (0.0, 0.0)
+    first, last = _ends(freqs) if freqs.size else (0.0, 0.0)
+    return _is_uniform_between(freqs, first, last, eps)
+
+
+def _ends(freqs):
+    """freqs' first and last values as floats (one copy from a GPU)."""
+    ends = freqs[::max(freqs.size - 1, 1)]
+    ends = array_module(freqs).asnumpy(ends) if is_gpu_array(freqs) else ends
+    return float(ends[0]), float(ends[-1])
+
+
+def _is_uniform_between(freqs, first, last, eps):
     if freqs.size < 3 or not last > first:
         return False
+    xp = array_module(freqs)
     rebuilt = xp.linspace(first, last, freqs.size)
     return bool(xp.max(xp.abs(freqs - rebuilt)) <= 4 * eps * abs(last))
 
@@ -36,8 +47,9 @@ def gpu_frequencies(freqs, name):
         raise TypeError(f"{name} must be a real numeric array, got dtype {freqs.dtype}")
     eps = np.finfo(freqs.dtype).eps if freqs.dtype.kind == "f" else np.finfo(np.float64).eps
     values = xp.ascontiguousarray(freqs, dtype=xp.float64)
-    if _is_uniform(values, eps):
-        return np.array([float(values[0]), float(values[-1])]), True, int(values.size)
+    first, last = _ends(values)
+    if _is_uniform_between(values, first, last, eps):
+        return np.array([first, last]), True, int(values.size)
     return xp.asnumpy(values), False, 0
 
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,41 @@ void store_rows(const GridArgument<T>& output, const View2D<T>& power, std::size
   }
 }
 
+// The last classic periodogram on a uniform grid, kept for the next call on
+// the same grid and options (a script calls signal.lombscargle again and
+// again on one grid): that call uploads its series only
+// (Periodogram::update), not the grid, and reuses the power array. Taken out
+// of here while a call uses it, so calls from two threads never share one;
+// released before Kokkos is finalized.
+struct ClassicKey {
+  double first = 0, last = 0;
+  std::size_t count = 0;
+  bool precenter = false, normalize = false, floating_mean = false;
+  ls::Algorithm algorithm = ls::Algorithm::automatic;
+  bool operator==(const ClassicKey& other) const {
+    return first == other.first && last == other.last && count == other.count && precenter == other.precenter &&
+           normalize == other.normalize && floating_mean == other.floating_mean && algorithm == other.algorithm;
+  }
+};
+// Kept only up to this size of power array: a larger call's setup is small
+// beside its sums, and the memory is the caller's again after the call.
+constexpr std::size_t most_kept_power_bytes = std::size_t{256} << 20;
+
+template <class T>
+struct KeptClassic {
+  ClassicKey key;
+  std::unique_ptr<ls::Periodogram<T>> periodogram;
+};
+template <class T>
+KeptClassic<T>& kept_classic() {
+  static KeptClassic<T> kept;
+  return kept;
+}
+void release_kept_classic() {
+  kept_classic<float>().periodogram.reset();
+  kept_classic<double>().periodogram.reset();
+}
+
 // One series at angular frequencies; T is the precision of the sums and the
 // result (t and the frequencies stay double, as in the solver). uniform:
 // freqs are evenly spaced, and the grid is rebuilt from its ends (with
@@ -73,14 +109,30 @@ void lombscargle_classic(const Array<double>& x, const Array<double>& y, const A
   options.floating_mean = floating_mean;
   options.algorithm = ls::algorithm_from_name(algorithm);
   const GridArgument<T> out(power, "power", /*writable=*/true);
-  if (out.rows() != 1 || out.cols() != frequency_total(angular, frequency_count))
+  const std::size_t frequencies = frequency_total(angular, frequency_count);
+  if (out.rows() != 1 || out.cols() != frequencies)
     throw py::value_error("power must be 1 x (the number of frequencies)");
+  const ClassicKey key{angular.front(), angular.back(), frequencies,      precenter,
+                       normalize,       floating_mean,  options.algorithm};
+  KeptClassic<T>& kept = kept_classic<T>();
+  std::unique_ptr<ls::Periodogram<T>> periodogram;
+  if (uniform && kept.periodogram && kept.key == key) periodogram = std::move(kept.periodogram);
   {
     py::gil_scoped_release release;
-    const ls::FrequencyGrid grid = frequency_grid(angular, frequency_count, uniform, /*angular=*/true);
-    ls::Periodogram<T> periodogram(batch, grid, options);
-    periodogram.compute();
-    store_rows(out, periodogram.power(), 0);
+    if (periodogram) {
+      periodogram->update(batch);
+    } else {
+      const ls::FrequencyGrid grid = frequency_grid(angular, frequency_count, uniform, /*angular=*/true);
+      periodogram = std::make_unique<ls::Periodogram<T>>(batch, grid, options);
+    }
+    periodogram->compute();
+    store_rows(out, periodogram->power(), 0);
+  }
+  if (uniform && frequencies * sizeof(T) <= most_kept_power_bytes) {
+    static const bool registered = (before_finalize(&release_kept_classic), true);
+    (void)registered;
+    kept.key = key;
+    kept.periodogram = std::move(periodogram);
   }
 }
 

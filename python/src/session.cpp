@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "core/kokkos_session.hpp"
 
@@ -10,6 +11,7 @@ namespace portasolve::python {
 namespace {
 std::unique_ptr<KokkosSession> session;
 bool finalized = false;
+std::vector<void (*)()> releases;
 }  // namespace
 
 void ensure_kokkos() {
@@ -19,8 +21,12 @@ void ensure_kokkos() {
   session = std::make_unique<KokkosSession>();
 }
 
+void before_finalize(void (*release)()) { releases.push_back(release); }
+
 void finalize_kokkos() {
   if (!session) return;
+  for (void (*release)() : releases) release();
+  releases.clear();
   session.reset();
   finalized = true;
 }

@@ -7,5 +7,8 @@ namespace portasolve::python {
 void ensure_kokkos();
 void finalize_kokkos();
 bool kokkos_running();
+// `release` runs before Kokkos is finalized: for state kept between calls
+// (device arrays must go while Kokkos runs). Call with the GIL held.
+void before_finalize(void (*release)());
 
 }  // namespace portasolve::python

@@ -267,3 +267,23 @@ def test_float32_linspace_counts_as_evenly_spaced(rng):
         np.testing.assert_allclose(power, reference, rtol=1e-3, atol=1e-4 * reference.max())
     with pytest.raises(ValueError, match="evenly spaced"):
         lombscargle(x, y, np.sort(rng.uniform(0.1, 10.0, 100)), algorithm="nufft")
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "direct", "recurrence", "nufft"])
+def test_repeated_calls_on_one_grid_equal_fresh_ones(rng, algorithm):
+    # A call on the grid and options of the call before reuses that call's setup (its grid and power array,
+    # new series uploaded): the same bits as a fresh call, made after a call on another grid. Weights come and
+    # go between the calls, and the series' lengths change.
+    freqs, other = np.linspace(0.05, 12.0, 2500), np.linspace(0.05, 11.0, 2500)
+    calls = []
+    for n, weighted in ((90, False), (140, True), (60, False), (75, True)):
+        x, y, _ = uneven_series(rng, n=n)
+        calls.append((x, y, rng.uniform(0.5, 2.0, n) if weighted else None))
+    kept = [lombscargle(x, y, freqs, algorithm=algorithm, weights=w) for x, y, w in calls]
+    for (x, y, w), power in zip(calls, kept):
+        lombscargle(x, y, other, algorithm=algorithm, weights=w)
+        np.testing.assert_array_equal(power, lombscargle(x, y, freqs, algorithm=algorithm, weights=w))
+    x, y, _ = calls[0]
+    tolerance = 1e-9 if algorithm == "nufft" else 1e-10
+    np.testing.assert_allclose(kept[0], scipy.signal.lombscargle(x, y, freqs), rtol=tolerance,
+                               atol=tolerance * kept[0].max())
