@@ -20,6 +20,18 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_increment(T* const p) {
 #endif
 }
 
+// A host mirror of `view`, not initialised (the view itself where it lies in
+// host memory): 3.x takes create_mirror_view(space, view, WithoutInitializing),
+// 4.x view_alloc(space, WithoutInitializing) first.
+template <class View>
+auto host_mirror_without_init(const View& view) {
+#if KOKKOS_VERSION >= 40000
+  return Kokkos::create_mirror_view(Kokkos::view_alloc(Kokkos::HostSpace(), Kokkos::WithoutInitializing), view);
+#else
+  return Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+#endif
+}
+
 // Kokkos 4.x knows 3.x's --kokkos-threads=N only as --kokkos-num-threads=N
 // (the old name is ignored): renames it in place, before Kokkos::initialize,
 // so the same command line works with both.

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::instance_tests {
@@ -66,7 +67,7 @@ class OwnInstance {
 // and waited for by fencing exec only (no global fence).
 template <class View>
 auto read_on(const ExecSpace& exec, const View& view) {
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(view);
   Kokkos::deep_copy(exec, host, view);
   exec.fence();
   return host;

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::lombscargle {
@@ -23,7 +24,7 @@ View upload(const ExecSpace& exec, const char* label, const Vector& values) {
                                                                                                         values.size());
     Kokkos::deep_copy(exec, view, host);
   } else {
-    auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+    auto host = kokkos_compat::host_mirror_without_init(view);
     for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
     Kokkos::deep_copy(exec, view, host);
     exec.fence();  // before the mirror goes

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
+#include "core/kokkos_compat.hpp"
 #include "core/math.hpp"
 #include "core/names.hpp"
 #include "solvers/lorenz05/kernels.hpp"
@@ -54,7 +55,7 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
   co.dt = static_cast<T>(parameters.delta_t);
   const std::vector<double> weights = smoothing::running_smoother_weights(co.smooth_steps);
   View1D<T> smoother(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_smoother")), weights.size());
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), smoother, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(smoother);
   for (std::size_t j = 0; j < weights.size(); ++j) host(j) = static_cast<T>(weights[j]);
   Kokkos::deep_copy(exec, smoother, host);
   exec.fence();  // `host` is freed at return
@@ -144,7 +145,7 @@ View1D<double> per_point(const ExecSpace& exec, const char* label, const int n) 
 // A host copy of `view`, queued on exec (the same View where the host can
 // read it): fence exec before reading it.
 Kokkos::View<double*, Kokkos::HostSpace> to_host(const ExecSpace& exec, const View1D<double>& view) {
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(view);
   Kokkos::deep_copy(exec, host, view);
   return host;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/kokkos_compat.hpp"
 
 namespace portasolve::smoothing {
 
@@ -106,7 +107,7 @@ DeviceTaps<Pixel> device_taps(const ExecSpace& exec, const KernelPlan& plan, Rou
   }
   View1D<Weight> weights(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_weights")),
                          typed.size());
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), weights, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(weights);
   for (std::size_t k = 0; k < typed.size(); ++k) host(k) = typed[k];
   Kokkos::deep_copy(exec, weights, host);
   exec.fence();  // `host` is freed at return

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/kokkos_compat.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
 #include "tests/instance.hpp"
 #include "tests/solvers/lorenz05/reference.hpp"
@@ -88,7 +89,7 @@ template <class T>
 Run run_on(const ExecSpace& exec, const ModelParameters& p, Layout layout, const Members& start, std::int64_t steps) {
   const View2D<T> states(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("states")), start.size(),
                          start[0].size());
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), states, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(states);
   for (std::size_t e = 0; e < start.size(); ++e)
     for (std::size_t i = 0; i < start[e].size(); ++i) host(e, i) = static_cast<T>(start[e][i]);
   Kokkos::deep_copy(exec, states, host);  // queued: the steps must run after it
@@ -163,7 +164,7 @@ TEST(Lorenz05Instance, TwoInstancesAtOnce) {
   const auto upload = [](const ExecSpace& exec, const Members& start) {
     const View2D<double> states(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("states")), start.size(),
                                 start[0].size());
-    const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), states, Kokkos::WithoutInitializing);
+    const auto host = kokkos_compat::host_mirror_without_init(states);
     for (std::size_t e = 0; e < start.size(); ++e)
       for (std::size_t i = 0; i < start[e].size(); ++i) host(e, i) = start[e][i];
     Kokkos::deep_copy(exec, states, host);

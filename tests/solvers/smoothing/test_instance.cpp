@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/grid_range.hpp"
+#include "core/kokkos_compat.hpp"
 #include "tests/instance.hpp"
 #include "tests/solvers/smoothing/reference.hpp"
 #include "tests/solvers/smoothing/run.hpp"
@@ -65,7 +66,7 @@ Result run_on(const ExecSpace& exec, const HostImage& image, const SmoothingOpti
                             image.cols);
   const View2D<Pixel> output(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("output")), image.rows,
                              image.cols);
-  const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), input, Kokkos::WithoutInitializing);
+  const auto host = kokkos_compat::host_mirror_without_init(input);
   for (int i = 0; i < image.rows; ++i)
     for (int j = 0; j < image.cols; ++j) host(i, j) = static_cast<Pixel>(image(i, j));
   Kokkos::deep_copy(exec, input, host);  // queued: smooth() must run after it
@@ -207,7 +208,7 @@ TEST(SmoothingInstance, TwoInstancesAtOnce) {
   const auto upload = [](const ExecSpace& exec, const HostImage& image) {
     const View2D<float> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("input")), image.rows,
                              image.cols);
-    const auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), view, Kokkos::WithoutInitializing);
+    const auto host = kokkos_compat::host_mirror_without_init(view);
     for (int i = 0; i < image.rows; ++i)
       for (int j = 0; j < image.cols; ++j) host(i, j) = static_cast<float>(image(i, j));
     Kokkos::deep_copy(exec, view, host);
