@@ -233,18 +233,13 @@ class LombScargle:
             normalization = self.normalization
         if normalization not in NORMALIZATIONS:
             raise ValueError(f"normalization {normalization!r} is not one of {', '.join(NORMALIZATIONS)}")
-        if is_gpu_array(frequency):
-            frequency = array_module(frequency).ravel(frequency)
-        else:
-            frequency = np.asarray(frequency)
-        if frequency.dtype.kind not in "biuf":
-            raise TypeError(f"frequency must be a real numeric array, got dtype {frequency.dtype}")
-        shape = frequency.shape
+        shape = np.shape(frequency)  # the power's shape (a GPU array's too)
         count = 0
         if is_gpu_array(frequency):  # checked on the GPU; evenly spaced ones pass as their ends and count
-            if frequency.size == 0:
-                raise ValueError("frequency is empty")
-            frequency, uniform, count = gpu_frequencies(frequency, "frequency")
+            frequency, uniform, count = gpu_frequencies(array_module(frequency).ravel(frequency), "frequency")
+        frequency = np.asarray(frequency)
+        if frequency.dtype.kind not in "biuf":
+            raise TypeError(f"frequency must be a real numeric array, got dtype {frequency.dtype}")
         frequency = np.ascontiguousarray(frequency.ravel(), dtype=np.float64)
         if frequency.size == 0:
             raise ValueError("frequency is empty")

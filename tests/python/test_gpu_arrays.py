@@ -155,6 +155,9 @@ def test_astropy_style_power_at_cupy_frequencies(rng):
     on_gpu = periodogram.power(cupy.asarray(frequency))
     assert isinstance(on_gpu, cupy.ndarray) and on_gpu.shape == frequency.shape
     np.testing.assert_array_equal(cupy.asnumpy(on_gpu), timeseries.LombScargle(t, y, dy).power(frequency))
+    grid = frequency.reshape(50, 100)  # the power takes the frequencies' shape, as with NumPy
+    np.testing.assert_array_equal(cupy.asnumpy(periodogram.power(cupy.asarray(grid))),
+                                  timeseries.LombScargle(t, y, dy).power(grid))
     irregular = np.sort(rng.uniform(0.01, 2.0, 700))
     np.testing.assert_array_equal(cupy.asnumpy(periodogram.power(cupy.asarray(irregular))),
                                   timeseries.LombScargle(t, y, dy).power(irregular))
