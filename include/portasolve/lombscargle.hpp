@@ -38,8 +38,7 @@
 // generalized form), too few samples, mismatched lengths, bad grids (empty,
 // frequencies not positive and finite, a maximum below the minimum;
 // recurrence or nufft on an explicit grid), nufft_tolerance outside (0, 1),
-// nufft_grid_limit not a power of two >= 64, compute_direct_fast_math outside
-// CUDA builds, fap.hpp's inputs (fewer than 4 samples, a standard power
+// nufft_grid_limit not a power of two >= 64, fap.hpp's inputs (fewer than 4 samples, a standard power
 // outside [0, 1]); OptionError (an std::invalid_argument naming the field of
 // Options, BootstrapOptions or the fap method) for options that do not go
 // together: floating_mean with the generalized form, nterms outside [1,

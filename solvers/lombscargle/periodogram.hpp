@@ -87,6 +87,14 @@ struct CheckedBatch {};
 inline constexpr CheckedBatch checked_batch{};
 
 template <class T>
+class Periodogram;
+
+namespace baselines {
+template <class T>
+void compute_direct_fast_math(Periodogram<T>& periodogram);  // baseline_fast_math.hpp
+}
+
+template <class T>
 class Periodogram {
  public:
   Periodogram(const ExecSpace& exec, const std::vector<Series>& batch, const FrequencyGrid& grid,
@@ -107,10 +115,6 @@ class Periodogram {
   void update(const std::vector<Series>& batch);
   void compute();                     // with the options' algorithm
   void compute(Algorithm algorithm);  // e.g. direct, as a baseline
-  // The direct kernel compiled with CUDA's fast math (approximate sin/cos):
-  // the float baseline hand-tuned GPU codes are compared with. CUDA builds
-  // only (InputError elsewhere); nterms 1 only (OptionError).
-  void compute_direct_fast_math();
   // The multi-term kernel (normal equations, multiterm.hpp) whatever nterms:
   // what compute() runs for nterms > 1; with nterms = 1 a check of the
   // closed forms the other kernels use. Generalized form only (OptionError).
@@ -121,6 +125,11 @@ class Periodogram {
   const ExecSpace& execution_space() const noexcept;
 
  private:
+  // A benchmark baseline (not part of the interface) launching the direct
+  // kernel on this object's data.
+  template <class U>
+  friend void baselines::compute_direct_fast_math(Periodogram<U>& periodogram);
+
   struct State;  // the instance, device data, and the recurrence's step table once built
   void upload_series(const std::vector<Series>& batch);
 
