@@ -8,9 +8,9 @@
 // neither waits for the default (legacy) stream nor makes it wait, so work a
 // solver wrongly leaves on the default instance is not ordered with the test's
 // own copies on the instance (a blocking stream would be, through the legacy
-// default stream). Other backends: ExecSpace(), the one instance Kokkos 3.4 has
-// of OpenMP or Serial (host backends finish every kernel before returning; HIP
-// is not covered here).
+// default stream). HIP: the same with a non-blocking hipStream_t. Host
+// backends: ExecSpace(), the one instance Kokkos 3.4 has of OpenMP or Serial
+// (they finish every kernel before returning).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -34,6 +34,9 @@ class OwnInstance {
     static_assert(std::is_same<ExecSpace, Kokkos::Cuda>::value, "CUDA builds run on Kokkos::Cuda");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     exec_.emplace(stream_);
+#elif defined(KOKKOS_ENABLE_HIP)
+    check(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    exec_.emplace(stream_);
 #else
     exec_.emplace();
 #endif
@@ -43,6 +46,8 @@ class OwnInstance {
     exec_.reset();  // Kokkos' instance goes before the stream it does not own
 #if defined(KOKKOS_ENABLE_CUDA)
     cudaStreamDestroy(stream_);
+#elif defined(KOKKOS_ENABLE_HIP)
+    static_cast<void>(hipStreamDestroy(stream_));
 #endif
   }
   OwnInstance(const OwnInstance&) = delete;
@@ -54,11 +59,17 @@ class OwnInstance {
   static void check(cudaError_t status, const char* call) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
   }
+#elif defined(KOKKOS_ENABLE_HIP)
+  static void check(hipError_t status, const char* call) {
+    if (status != hipSuccess) throw std::runtime_error(std::string(call) + ": " + hipGetErrorString(status));
+  }
 #endif
 
  private:
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaStream_t stream_ = nullptr;
+#elif defined(KOKKOS_ENABLE_HIP)
+  hipStream_t stream_ = nullptr;
 #endif
   std::optional<ExecSpace> exec_;
 };
@@ -76,7 +87,8 @@ auto read_on(const ExecSpace& exec, const View& view) {
 // A contiguous View's values as they are in memory now, with no fence of any
 // instance: on CUDA a cudaMemcpy on the legacy default stream, which does not
 // wait for non-blocking streams (an overload that returned with its work
-// still running on its instance would be read half done); host backends copy.
+// still running on its instance would be read half done); HIP a hipMemcpy
+// likewise; host backends copy.
 template <class View>
 std::vector<typename View::non_const_value_type> read_now(const View& view) {
   using Value = typename View::non_const_value_type;
@@ -84,6 +96,9 @@ std::vector<typename View::non_const_value_type> read_now(const View& view) {
 #if defined(KOKKOS_ENABLE_CUDA)
   OwnInstance::check(cudaMemcpy(values.data(), view.data(), values.size() * sizeof(Value), cudaMemcpyDeviceToHost),
                      "cudaMemcpy");
+#elif defined(KOKKOS_ENABLE_HIP)
+  OwnInstance::check(hipMemcpy(values.data(), view.data(), values.size() * sizeof(Value), hipMemcpyDeviceToHost),
+                     "hipMemcpy");
 #else
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   Kokkos::deep_copy(Kokkos::View<Value*, HostSpace, Unmanaged>(values.data(), values.size()),
