@@ -15,10 +15,12 @@
 //       other instances; on return x holds the solution (solver.hpp).
 //   poisson::residual_norm([exec, ]x, rhs[, boundary]) -> ||B - L X||_2 (in double).
 //   poisson::release_workspaces(): frees the cached spectral / multigrid buffers.
-//   Problems on the host (HostGrid, to_device, to_host, reconstruction_problem,
-//   manufactured_problem) live in the same namespace.
-// Errors (core/errors.hpp): std::invalid_argument for bad extents (and
-// spectral without an FFT library), OptionError (a std::invalid_argument
+//   Problems on the host (HostGrid, to_device([exec, ]grid, label),
+//   to_host([exec, ]view), reconstruction_problem, manufactured_problem) live
+//   in the same namespace; with exec the copy is ordered on that instance and
+//   finished on return, exec alone fenced.
+// Errors (core/errors.hpp): std::invalid_argument for bad extents,
+// OptionError (a std::invalid_argument
 // naming the field) for bad options, InputError for neumann / periodic B
 // with no solution, SolverError when an iteration produces non-finite values,
 // the final re-check fails, resident kernels stall or the FFT library fails.

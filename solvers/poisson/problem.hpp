@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/interrupt.hpp"
+#include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 #include "solvers/poisson/options.hpp"
 
@@ -54,25 +55,59 @@ double laplacian(const HostGrid& x, std::size_t i, std::size_t j);
 // Throws InputError naming `what` and the first non-finite entry.
 void check_finite(const HostGrid& grid, const std::string& what);
 
+namespace detail {
+template <class Host>
+void fill_from(const HostGrid& grid, const Host& host) {
+  for (std::size_t i = 0; i < grid.rows; ++i) {
+    throw_if_interrupted();  // seconds for large grids
+    for (std::size_t j = 0; j < grid.cols; ++j) host(i, j) = static_cast<typename Host::value_type>(grid(i, j));
+  }
+}
+template <class Host>
+HostGrid grid_of(const Host& host) {
+  HostGrid grid(host.extent(0), host.extent(1));
+  for (std::size_t i = 0; i < grid.rows; ++i)
+    for (std::size_t j = 0; j < grid.cols; ++j) grid(i, j) = static_cast<double>(host(i, j));
+  return grid;
+}
+}  // namespace detail
+
+// A device copy of the grid in T (after a global fence, as Kokkos::deep_copy).
 template <class T>
 View2D<T> to_device(const HostGrid& grid, const char* label) {
   View2D<T> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), grid.rows, grid.cols);
   const auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t i = 0; i < grid.rows; ++i) {
-    throw_if_interrupted();  // seconds for large grids
-    for (std::size_t j = 0; j < grid.cols; ++j) host(i, j) = static_cast<T>(grid(i, j));
-  }
+  detail::fill_from(grid, host);
   Kokkos::deep_copy(view, host);
   return view;
 }
 
+// The same, the upload ordered on the instance exec after its earlier work
+// and finished on return (exec alone is fenced).
+template <class T>
+View2D<T> to_device(const ExecSpace& exec, const HostGrid& grid, const char* label) {
+  View2D<T> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), grid.rows, grid.cols);
+  const auto host = kokkos_compat::host_mirror_without_init(view);
+  detail::fill_from(grid, host);
+  Kokkos::deep_copy(exec, view, host);
+  exec.fence();  // the host copy goes on return
+  return view;
+}
+
+// A host copy of a device grid, in double (after a global fence).
 template <class T>
 HostGrid to_host(const View2D<T>& view) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  HostGrid grid(view.extent(0), view.extent(1));
-  for (std::size_t i = 0; i < grid.rows; ++i)
-    for (std::size_t j = 0; j < grid.cols; ++j) grid(i, j) = static_cast<double>(host(i, j));
-  return grid;
+  return detail::grid_of(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view));
+}
+
+// The same, read on the instance exec after its earlier work (exec alone is
+// fenced): for a solve(exec, ...)'s result.
+template <class T>
+HostGrid to_host(const ExecSpace& exec, const View2D<T>& view) {
+  const auto host = kokkos_compat::host_mirror_without_init(view);
+  Kokkos::deep_copy(exec, host, view);
+  exec.fence();
+  return detail::grid_of(host);
 }
 
 }  // namespace portasolve::poisson
