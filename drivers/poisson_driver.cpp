@@ -21,6 +21,7 @@
 #include "drivers/option_keys.hpp"
 #include "drivers/option_table.hpp"
 #include "drivers/repeat_loop.hpp"
+#include "fft/fft.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
 #if PORTASOLVE_HAVE_MPI
@@ -38,12 +39,16 @@ void add_poisson_schema(config::Schema& schema) {
   add_choice(schema, "poisson.solver",
              "jacobi, jacobi_blocked, cg (Kokkos Kernels), cg_fused, multigrid, spectral (direct, by fast sine "
              "transforms) "
-             "or auto (spectral where an FFT library serves the backend, else multigrid)",
+             "or auto (spectral on every backend)",
              poisson::method_names(), poisson::name_of(defaults.method));
   add_choice(schema, "poisson.boundary",
              "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
              "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)",
              poisson::boundary_names(), poisson::name_of(defaults.boundary));
+  add_choice(schema, "poisson.spectral.fft",
+             "spectral: the build's FFT library (FFTW3 on CPUs, cuFFT on CUDA; HIP: the portable kernels) or "
+             "portable, portasolve's own Kokkos FFT kernels (what a HIP build runs)",
+             poisson::spectral_fft_names(), poisson::name_of(defaults.spectral_fft));
   add_integer(schema, "poisson.max_iterations", "sweeps (Jacobi) or steps (CG) at most", defaults.max_iterations)
       .at_least(0);
   add_real(schema, "poisson.tolerance", "stop at this relative residual (0: run max_iterations)", defaults.tolerance)
@@ -146,6 +151,7 @@ const OptionTable<ps::SolverOptions>& solver_option_table() {
           {"multigrid.coarsest_size", "poisson.multigrid.coarsest", value(&O::multigrid, &M::coarsest_size)},
           {"multigrid.fmg", value(&O::multigrid, &M::fmg)},
           {"multigrid.jacobi_omega", value(&O::multigrid, &M::jacobi_omega)},
+          {"spectral_fft", "poisson.spectral.fft", choice(ps::spectral_fft_from_name, &O::spectral_fft)},
       }};
   return table;
 }
@@ -381,6 +387,8 @@ void run_typed(RunContext& context) {
                          ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
   if (options.method == ps::Method::cg)
     output.set_attribute("cg_preconditioner", ps::name_of(options.cg_preconditioner));
+  if (report.method == ps::Method::spectral)
+    output.set_attribute("fft", options.spectral_fft == ps::SpectralFft::portable ? "portable" : fft::library_name());
   if (options.method == ps::Method::cg_fused)
     output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
   output.set_attribute("iterations", report.iterations);

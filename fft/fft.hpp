@@ -1,7 +1,9 @@
 #pragma once
 // Batched 1-D FFTs on Views in the default execution space's memory, on the
 // library of the backend: FFTW3 on hosts, cuFFT on CUDA. HIP has no FFT
-// library here: building a plan there throws std::invalid_argument.
+// library here (Debian packages no hipFFT or rocFFT): its plans run on
+// portasolve's portable Kokkos kernels, which every backend can also choose
+// (Implementation::portable).
 //
 // Transforms are unnormalised, as FFTW defines them (n the length):
 //   complex_forward  Y_k = sum_j X_j exp(-2 pi i j k / n)
@@ -27,7 +29,8 @@
 
 namespace portasolve::fft {
 
-// Whether this build has an FFT library, so plans can be built (not on HIP).
+// Whether a vendor FFT library (FFTW3, cuFFT) serves this build; HIP builds
+// run every plan on the portable kernels.
 #if defined(KOKKOS_ENABLE_HIP)
 constexpr bool library_available = false;
 #else
@@ -52,6 +55,14 @@ enum class Planning { estimate, measure };
 enum class Threading { library, caller };
 constexpr std::size_t caller_alignment = 64;
 
+// What runs a plan: the backend's library (FFTW3 on hosts, cuFFT on CUDA; the
+// portable kernels on HIP), or portasolve's portable Kokkos kernels on any
+// backend: Stockham radix-2 passes over device memory for power-of-two
+// lengths and Bluestein's chirp-z convolution for the others, every length
+// and kind, as accurate as the libraries and slower (a pass over memory
+// per factor of two). Portable plans take Threading::library only.
+enum class Implementation { library, portable };
+
 namespace detail {
 template <class T>
 class Engine;
@@ -63,10 +74,11 @@ class Plan {
   using Complex = Kokkos::complex<T>;
 
   // Throws std::invalid_argument naming the argument out of range (length
-  // >= 1, dct1 length >= 2, batch >= 1) or a backend without an FFT
-  // library; SolverError when the library cannot build the plan.
+  // >= 1, dct1 length >= 2, batch >= 1) or a combination not served
+  // (Threading::caller on portable plans); SolverError when the library
+  // cannot build the plan.
   Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning = Planning::estimate,
-       Threading threading = Threading::library);
+       Threading threading = Threading::library, Implementation implementation = Implementation::library);
   ~Plan();
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
@@ -113,8 +125,8 @@ class Plan {
   std::unique_ptr<detail::Engine<T>> engine_;
 };
 
-// The library plans run on in this build: "FFTW3", "cuFFT", or "" where none
-// serves the backend (HIP), whose plans throw.
+// What Implementation::library plans run on in this build: "FFTW3",
+// "cuFFT", or "portable" (HIP: the portable kernels).
 const char* library_name();
 
 // Values per row of a kind's input and output for a transform length.

@@ -64,7 +64,8 @@ std::int64_t output_length(Kind kind, std::int64_t length) {
 }
 
 template <class T>
-Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning, Threading threading)
+Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning, Threading threading,
+              Implementation implementation)
     : kind_(kind), length_(length), batch_(batch), threading_(threading) {
   require(length >= 1, "length must be >= 1, not " + std::to_string(length));
   require(kind != Kind::dct1 || length >= 2, "dct1 length must be >= 2, not " + std::to_string(length));
@@ -74,7 +75,7 @@ Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning plann
   require(
       length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range,
       "length x batch " + std::to_string(length) + " x " + std::to_string(batch) + " exceeds the libraries' int range");
-  engine_ = detail::make_engine<T>(kind, length, batch, planning, threading);
+  engine_ = detail::make_engine<T>(kind, length, batch, planning, threading, implementation);
 }
 
 template <class T>

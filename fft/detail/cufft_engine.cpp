@@ -1,9 +1,5 @@
 // cuFFT on CUDA. cuFFT has no real-to-real kinds, so DST-I and DCT-I run as
-// real FFTs of the input's odd or even extension:
-//   dst1, length n: z of length N = 2(n+1), z_0 = z_{n+1} = 0, z_{m} = x_{m-1}
-//     and z_{N-m} = -x_{m-1} for m = 1..n; then Z_k = -i Y_{k-1}, Y_k = -Im Z_{k+1}.
-//   dct1, length n: z of length N = 2(n-1), z_m = x_m (m < n), z_{N-m} = x_m;
-//     Z is real and Y_k = Re Z_k.
+// real FFTs of the input's odd or even extension (rows.hpp).
 // Everything runs on the stream of the instance a plan is executed on
 // (Plan::execute(exec, ...); the default instance's otherwise), with no fence.
 #include <cufft.h>
@@ -12,13 +8,11 @@
 
 #include "core/errors.hpp"
 #include "fft/detail/engine.hpp"
+#include "fft/detail/rows.hpp"
 
 namespace portasolve::fft::detail {
 
 namespace {
-
-template <class T>
-using Rows = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 void check_cufft(cufftResult status, const char* call, Kind kind, std::int64_t length) {
   if (status != CUFFT_SUCCESS)
@@ -49,69 +43,12 @@ PORTASOLVE_CUFFT_API(double, cufftDoubleReal, cufftDoubleComplex, Z2Z, D2Z, Z2D)
 PORTASOLVE_CUFFT_API(float, cufftReal, cufftComplex, C2C, R2C, C2R)
 #undef PORTASOLVE_CUFFT_API
 
-// The odd extension of each row (dst1), length 2(n+1).
-template <class T>
-struct ExtendOdd {
-  Rows<const T> x;
-  Rows<T> z;
-  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int m) const {
-    const int n = int(x.extent(1)), half = n + 1;
-    if (m == 0 || m == half)
-      z(b, m) = T(0);
-    else if (m < half)
-      z(b, m) = x(b, m - 1);
-    else
-      z(b, m) = -x(b, 2 * half - m - 1);
-  }
-};
-
-// The even extension of each row (dct1), length 2(n-1).
-template <class T>
-struct ExtendEven {
-  Rows<const T> x;
-  Rows<T> z;
-  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int m) const {
-    const int n = int(x.extent(1)), period = 2 * (n - 1);
-    z(b, m) = m < n ? x(b, m) : x(b, period - m);
-  }
-};
-
-template <class T>
-struct SineCoefficients {
-  Rows<const Kokkos::complex<T>> spectrum;
-  Rows<T> y;
-  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int k) const { y(b, k) = -spectrum(b, k + 1).imag(); }
-};
-
-template <class T>
-struct CosineCoefficients {
-  Rows<const Kokkos::complex<T>> spectrum;
-  Rows<T> y;
-  KOKKOS_INLINE_FUNCTION void operator()(const int b, const int k) const { y(b, k) = spectrum(b, k).real(); }
-};
-
-// Row kernels over a flat range, consecutive threads on consecutive values
-// of a row: Kokkos 3.4's default MDRange tiles run them at a fraction of
-// the memory bandwidth (DEVELOPERS.md).
-template <class Functor>
-struct OverRows {
-  Functor row_functor;
-  std::int64_t cols;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const { row_functor(int(k / cols), int(k % cols)); }
-};
-
-template <class Functor>
-void for_rows(const ExecSpace& exec, const char* name, std::int64_t rows, std::int64_t cols, const Functor& functor) {
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, rows * cols),
-                       OverRows<Functor>{functor, cols});
-}
-
 template <class T>
 class CufftEngine final : public Engine<T> {
  public:
   // cuFFT plans have no planning effort or threading to choose.
   CufftEngine(Kind kind, std::int64_t length, std::int64_t batch, Planning, Threading)
-      : kind_(kind), length_(length), batch_(batch), fft_length_(library_length(kind, length)) {
+      : kind_(kind), length_(length), batch_(batch), fft_length_(extended_length(kind, length)) {
     int n = int(fft_length_);
     const cufftType type = kind == Kind::complex_forward || kind == Kind::complex_backward ? Cufft<T>::c2c
                            : kind == Kind::real_backward                                   ? Cufft<T>::c2r
@@ -163,12 +100,6 @@ class CufftEngine final : public Engine<T> {
   }
 
  private:
-  static std::int64_t library_length(Kind kind, std::int64_t length) {
-    if (kind == Kind::dst1) return 2 * (length + 1);
-    if (kind == Kind::dct1) return 2 * (length - 1);
-    return length;
-  }
-
   void check(cufftResult status) const { check_cufft(status, "cufftExec", kind_, length_); }
 
   // The stream cuFFT runs the plan on; set only when it changes.
@@ -180,18 +111,10 @@ class CufftEngine final : public Engine<T> {
   }
 
   void run_real_to_real(const ExecSpace& exec, const T* in, T* out) {
-    const Rows<const T> x(in, batch_, length_);
-    const Rows<T> y(out, batch_, length_);
-    if (kind_ == Kind::dst1)
-      for_rows(exec, "fft_dst1_extend", batch_, fft_length_, ExtendOdd<T>{x, extended_});
-    else
-      for_rows(exec, "fft_dct1_extend", batch_, fft_length_, ExtendEven<T>{x, extended_});
     using C = typename Cufft<T>::complex;
-    check(Cufft<T>::run_r2c(plan_.handle, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
-    if (kind_ == Kind::dst1)
-      for_rows(exec, "fft_dst1_coefficients", batch_, length_, SineCoefficients<T>{spectrum_, y});
-    else
-      for_rows(exec, "fft_dct1_coefficients", batch_, length_, CosineCoefficients<T>{spectrum_, y});
+    real_to_real_by_extension<T>(exec, kind_, length_, batch_, in, out, extended_, spectrum_, [&] {
+      check(Cufft<T>::run_r2c(plan_.handle, extended_.data(), reinterpret_cast<C*>(spectrum_.data())));
+    });
   }
 
   Kind kind_;

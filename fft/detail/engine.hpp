@@ -23,8 +23,8 @@ template <class T>
 using EngineMaker = std::unique_ptr<Engine<T>> (*)(Kind kind, std::int64_t length, std::int64_t batch,
                                                    Planning planning, Threading threading);
 
-// The FFT library of this build: its name (fft::library_name(), "" where
-// there is none) and its engines in each precision.
+// The FFT library of this build: its name (fft::library_name()) and its
+// engines in each precision.
 struct Library {
   const char* name;
   EngineMaker<float> make_float;
@@ -32,8 +32,8 @@ struct Library {
 };
 
 // The library of the backend Kokkos was built with: fftw_engine.cpp,
-// cufft_engine.cpp or no_library_engine.cpp defines it (fft/CMakeLists.txt
-// compiles one of them).
+// cufft_engine.cpp or hip_engine.cpp (the portable kernels) defines it
+// (fft/CMakeLists.txt compiles one of them).
 // (A function, not a constant: HIP's compiler would also place a constant
 // holding host function pointers on the device, where they do not link.)
 const Library& library();
@@ -51,10 +51,18 @@ constexpr Library library_of(const char* name) {
   return {name, &make_library_engine<LibraryEngine, float>, &make_library_engine<LibraryEngine, double>};
 }
 
+// The portable kernels' engine (portable_engine.cpp, every backend); it
+// refuses Threading::caller (std::invalid_argument).
+template <class T>
+std::unique_ptr<Engine<T>> make_portable_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
+                                                Threading threading);
+
 template <class T>
 std::unique_ptr<Engine<T>> make_engine(Kind kind, std::int64_t length, std::int64_t batch, Planning planning,
-                                       Threading threading) {
+                                       Threading threading, Implementation implementation) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  if (implementation == Implementation::portable)
+    return make_portable_engine<T>(kind, length, batch, planning, threading);
   if constexpr (std::is_same_v<T, float>)
     return library().make_float(kind, length, batch, planning, threading);
   else

@@ -36,6 +36,8 @@ PORTASOLVE_NAMED_ENUM(CgPreconditioner, cg_preconditioner_names, cg_precondition
                       "Poisson CG preconditioner", "none", "jacobi", "multigrid")
 PORTASOLVE_NAMED_ENUM(Boundary, boundary_names, boundary_from_name, "Poisson boundary", "dirichlet", "neumann",
                       "periodic")
+PORTASOLVE_NAMED_ENUM(SpectralFft, spectral_fft_names, spectral_fft_from_name, "Poisson spectral FFT", "library",
+                      "portable")
 
 CgKernel chosen_cg_kernel(const SolverOptions& options) {
   if (options.cg_kernel != CgKernel::automatic) return options.cg_kernel;
@@ -64,14 +66,15 @@ BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t r
 
 Method chosen_method(const SolverOptions& options) {
   if (options.method != Method::automatic) return options.method;
-  return fft::library_name()[0] != '\0' ? Method::spectral : Method::multigrid;
+  // Every build has FFT plans (the portable kernels on HIP): the direct solve
+  // applies to every boundary and grid.
+  return Method::spectral;
 }
 
 void check(const SolverOptions& options) {
   require(options.boundary == Boundary::dirichlet || chosen_method(options) == Method::spectral, "boundary",
           "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral method only; " +
-              name_of(chosen_method(options)) + " takes dirichlet" +
-              (options.method == Method::automatic ? " (auto chose it: this build has no FFT library)" : ""));
+              name_of(chosen_method(options)) + " takes dirichlet");
   require(options.max_iterations >= 0, "max_iterations", "max_iterations must be >= 0");
   require(options.tolerance >= 0, "tolerance", "tolerance must be >= 0");
   require(options.check_every >= 1, "check_every", "check_every must be >= 1");

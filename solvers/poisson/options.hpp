@@ -17,8 +17,8 @@ namespace portasolve::poisson {
 // iteration is one cycle and every cycle ends with a residual check.
 // spectral: a direct solve through fast sine transforms (spectral.cpp), one
 // "iteration", exact to rounding.
-// automatic ("auto"): the fastest method that applies, spectral where an FFT
-// library serves the backend, multigrid elsewhere (chosen_method).
+// automatic ("auto"): the fastest method that applies: spectral, on every
+// backend (chosen_method; HIP's FFTs run on the portable kernels).
 enum class Method { jacobi, jacobi_blocked, cg, cg_fused, multigrid, spectral, automatic };
 
 // jacobi_blocked's kernel: register bands (jacobi_registers.hpp: a warp per
@@ -80,6 +80,12 @@ struct MultigridOptions {
 // B that breaks its condition (beyond rounding) is an InputError.
 enum class Boundary { dirichlet, neumann, periodic };
 
+// What runs the spectral method's FFTs: the build's library (FFTW3 on hosts,
+// cuFFT on CUDA; HIP's are the portable kernels) or portasolve's portable
+// Kokkos kernels (fft/fft.hpp, Implementation::portable), which a CUDA or
+// host build runs to check or time what a HIP build runs.
+enum class SpectralFft { library, portable };
+
 struct SolverOptions {
   Method method = Method::jacobi;
   Boundary boundary = Boundary::dirichlet;
@@ -100,6 +106,7 @@ struct SolverOptions {
   CgKernel cg_kernel = CgKernel::automatic;
   MultigridOptions multigrid;
   CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
+  SpectralFft spectral_fft = SpectralFft::library;              // Method::spectral only
 };
 
 const std::vector<std::string>& method_names();          // "jacobi", ..., "multigrid", "spectral", "auto"
@@ -123,6 +130,9 @@ const std::vector<std::string>& multigrid_smoother_names();  // "rbgs", "jacobi"
 const std::vector<std::string>& cg_preconditioner_names();   // "none", "jacobi", "multigrid"
 CgPreconditioner cg_preconditioner_from_name(const std::string& name);
 std::string name_of(CgPreconditioner preconditioner);
+const std::vector<std::string>& spectral_fft_names();  // "library", "portable"
+SpectralFft spectral_fft_from_name(const std::string& name);
+std::string name_of(SpectralFft fft);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);
 MultigridSmoother multigrid_smoother_from_name(const std::string& name);
 std::string name_of(MultigridCycle cycle);
@@ -132,9 +142,9 @@ std::string name_of(MultigridSmoother smoother);
 // (never automatic). Needs Kokkos initialised.
 BlockedKernel chosen_blocked_kernel(const SolverOptions& options, std::int64_t rows, std::int64_t cols);
 
-// The method solve() runs with these options (never automatic): spectral
-// where the build has an FFT library (fft/fft.hpp), else multigrid, which
-// takes the dirichlet boundary only.
+// The method solve() runs with these options (never automatic): auto runs
+// spectral, on every backend (fft/fft.hpp: HIP's plans run on the portable
+// kernels).
 Method chosen_method(const SolverOptions& options);
 
 // The kernel cg_fused runs with these options (never automatic).

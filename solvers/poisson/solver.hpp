@@ -37,8 +37,7 @@ using CheckCallback = std::function<void(const ResidualCheck&)>;
 
 // x: the initial guess with the boundary values in, the solution out.
 // rhs: B, the same extents as x (its outer ring is ignored).
-// Throws (core/errors.hpp) std::invalid_argument for extents out of range or
-// spectral on a backend without an FFT library (HIP),
+// Throws (core/errors.hpp) std::invalid_argument for extents out of range,
 // OptionError (a std::invalid_argument naming the options field) for options
 // out of range or that this backend cannot run, InputError for neumann or
 // periodic B with no solution, SolverError when the iteration produces

@@ -13,6 +13,7 @@
 // the columns walked with consecutive threads on consecutive modes (Hockney's
 // method). The neumann and periodic boundaries: spectral_whole_grid.cpp.
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "solvers/poisson/methods.hpp"
@@ -135,18 +136,18 @@ struct ColumnSolve {
 // kept for the next solve of that shape (workspace_cache.hpp).
 template <class T>
 struct DirichletWorkspace {
-  using Key = std::pair<std::int64_t, std::int64_t>;  // rows, cols
+  using Key = std::tuple<std::int64_t, std::int64_t, fft::Implementation>;  // rows, cols, FFT
   View2D<T> interior, modes, factors;
   fft::Plan<T> row_transform;
 
   // Built on exec (its Thomas factors computed there); a kept workspace was
   // last used by a solve that ended with a host reduction on its instance,
   // so nothing still runs on it when another solve takes it.
-  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n)
+  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n, fft::Implementation fft)
       : interior(spectral_grid<T>("spectral_interior", m, n)),
         modes(spectral_grid<T>("spectral_modes", m, n)),
         factors(spectral_grid<T>("spectral_thomas_factors", m, n)),
-        row_transform(fft::Kind::dst1, n, m) {
+        row_transform(fft::Kind::dst1, n, m, fft::Planning::estimate, fft::Threading::library, fft) {
     const View1D<double> eigenvalues =
         second_difference_eigenvalues<double>(exec, n, 1, std::acos(-1.0) / double(2 * (n + 1)));
     Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
@@ -177,8 +178,9 @@ template <class T>
 void solve_dirichlet(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
                      CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
-  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols},
-                                                           [&] { return DirichletWorkspace<T>(exec, m, n); });
+  const fft::Implementation fft = fft_implementation(options.spectral_fft);
+  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols, fft},
+                                                           [&] { return DirichletWorkspace<T>(exec, m, n, fft); });
   for_interior(exec, "spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
   apply_inverse(exec, *w);
   for_interior(exec, "spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
@@ -210,10 +212,10 @@ void run_spectral(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rh
       solve_dirichlet(exec, x, rhs, options, schedule);
       return;
     case Boundary::neumann:
-      solve_neumann(exec, x, rhs);
+      solve_neumann(exec, x, rhs, fft_implementation(options.spectral_fft));
       break;
     case Boundary::periodic:
-      solve_periodic(exec, x, rhs);
+      solve_periodic(exec, x, rhs, fft_implementation(options.spectral_fft));
       break;
   }
   // One direct solve: "tolerance" when one was asked for and met, else "direct".

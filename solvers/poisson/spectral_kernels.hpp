@@ -76,8 +76,12 @@ void divide_by_eigenvalues(const ExecSpace& exec, const View2D<Value>& coefficie
 // with exec's work finished. Throw InputError for B that breaks the
 // boundary's solvability condition.
 template <class T>
-void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs);
+void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft);
 template <class T>
-void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs);
+void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft);
+
+inline fft::Implementation fft_implementation(SpectralFft choice) {
+  return choice == SpectralFft::portable ? fft::Implementation::portable : fft::Implementation::library;
+}
 
 }  // namespace portasolve::poisson

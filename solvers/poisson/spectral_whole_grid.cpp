@@ -56,13 +56,17 @@ void require_solvable(const ExecSpace& exec, const View2D<T>& rhs, Boundary boun
 }  // namespace
 
 template <class T>
-void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
+void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft) {
   require_solvable(exec, rhs, Boundary::neumann);
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
   const View2D<T> along_rows = spectral_grid<T>("spectral_along_rows", rows, cols);
   const View2D<T> columns = spectral_grid<T>("spectral_columns", cols, rows);
   const View2D<T> coefficients = spectral_grid<T>("spectral_coefficients", cols, rows);
-  const fft::Plan<T> row_transform(fft::Kind::dct1, cols, rows), column_transform(fft::Kind::dct1, rows, cols);
+  const auto plan = [&](fft::Kind kind, std::int64_t length, std::int64_t batch) {
+    return fft::Plan<T>(kind, length, batch, fft::Planning::estimate, fft::Threading::library, fft);
+  };
+  const fft::Plan<T> row_transform = plan(fft::Kind::dct1, cols, rows),
+                     column_transform = plan(fft::Kind::dct1, rows, cols);
   const double pi = std::acos(-1.0);
 
   row_transform.execute(exec, rhs, along_rows);
@@ -79,17 +83,20 @@ void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& r
 }
 
 template <class T>
-void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs) {
+void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft) {
   using Complex = Kokkos::complex<T>;
   require_solvable(exec, rhs, Boundary::periodic);
   const std::int64_t rows = x.extent(0), cols = x.extent(1), half = cols / 2 + 1;
   const View2D<Complex> row_spectra = spectral_grid<Complex>("spectral_row_spectra", rows, half);
   const View2D<Complex> columns = spectral_grid<Complex>("spectral_columns", half, rows);
   const View2D<Complex> coefficients = spectral_grid<Complex>("spectral_coefficients", half, rows);
-  const fft::Plan<T> rows_forward(fft::Kind::real_forward, cols, rows);
-  const fft::Plan<T> rows_backward(fft::Kind::real_backward, cols, rows);
-  const fft::Plan<T> columns_forward(fft::Kind::complex_forward, rows, half);
-  const fft::Plan<T> columns_backward(fft::Kind::complex_backward, rows, half);
+  const auto plan = [&](fft::Kind kind, std::int64_t length, std::int64_t batch) {
+    return fft::Plan<T>(kind, length, batch, fft::Planning::estimate, fft::Threading::library, fft);
+  };
+  const fft::Plan<T> rows_forward = plan(fft::Kind::real_forward, cols, rows);
+  const fft::Plan<T> rows_backward = plan(fft::Kind::real_backward, cols, rows);
+  const fft::Plan<T> columns_forward = plan(fft::Kind::complex_forward, rows, half);
+  const fft::Plan<T> columns_backward = plan(fft::Kind::complex_backward, rows, half);
   const double pi = std::acos(-1.0);
 
   rows_forward.execute(exec, rhs, row_spectra);
@@ -104,9 +111,11 @@ void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& 
   exec.fence();  // the buffers and plans above go on return
 }
 
-template void solve_neumann<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&);
-template void solve_neumann<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&);
-template void solve_periodic<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&);
-template void solve_periodic<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&);
+template void solve_neumann<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, fft::Implementation);
+template void solve_neumann<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
+                                    fft::Implementation);
+template void solve_periodic<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, fft::Implementation);
+template void solve_periodic<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
+                                     fft::Implementation);
 
 }  // namespace portasolve::poisson

@@ -954,6 +954,25 @@ class Poisson(Folder):
             self.assertLessEqual(output["relative_residual"], 1e-12)
             self.assertLess(output["error_max_abs"], 1e-9)
 
+    def test_spectral_on_the_portable_fft_gives_the_librarys_solution(self):
+        # poisson.spectral.fft: portable runs what a HIP build runs; the result file names the FFT.
+        config = os.path.join(CONFIGS, "poisson_image_spectral.yaml")
+        solutions = {}
+        for fft in ("library", "portable"):
+            out = os.path.join(self.dir, f"{fft}.h5")
+            self.run_ok(config, out, f"poisson.spectral.fft={fft}", f"output.pgm={os.path.join(self.dir, fft + '.pgm')}")
+            with h5py.File(out, "r") as f:
+                output = f["output"].attrs
+                if fft == "portable":
+                    self.assertEqual(output["fft"], "portable")
+                else:
+                    self.assertIn(output["fft"], ("FFTW3", "cuFFT", "portable"))  # portable: a HIP build's library
+                self.assertLess(output["error_max_abs"], 1e-8)
+                solutions[fft] = f["output/solution"][()]
+        difference = max(abs(float(a) - float(b)) for ra, rb in zip(solutions["library"], solutions["portable"])
+                         for a, b in zip(ra, rb))
+        self.assertLess(difference, 1e-8)
+
     def test_gradient_domain_rebuild_with_neumann_edges(self):
         # B = the image's Laplacian with mirrored edges on the whole grid: the answer is the image up to a
         # constant; the solver returns the zero-mean one, the PGM adds the mean back.

@@ -1,11 +1,13 @@
 // The FFT layer against its definitions (fft/fft.hpp) summed directly in long
-// double: every kind, float and double, batched (3 rows) for all lengths 1..64
-// and a spread up to 1000, one row for every length 1..1000.
+// double: every kind, float and double, the backend's library and the
+// portable kernels, batched (3 rows) for all lengths 1..64 and a spread up to
+// 1000, one row for every length 1..1000.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -126,9 +128,9 @@ long double widen(T x) {
 // want is reference(its input before the run, as a vector of Value), compared
 // on the out row's length.
 template <class T, class Value, class In, class Out, class Reference>
-double run_error(Kind kind, std::int64_t n, const In& in, const Out& out, Reference reference) {
+double run_error(Implementation impl, Kind kind, std::int64_t n, const In& in, const Out& out, Reference reference) {
   const auto host_in = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  Plan<T>(kind, n, batch).execute(in, out);
+  Plan<T>(kind, n, batch, Planning::estimate, Threading::library, impl).execute(in, out);
   const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), out);
   ErrorNorm error;
   for (std::int64_t b = 0; b < batch; ++b) {
@@ -140,33 +142,36 @@ double run_error(Kind kind, std::int64_t n, const In& in, const Out& out, Refere
   return error.relative();
 }
 
+const char* name_of(Implementation impl) { return impl == Implementation::portable ? "portable" : "library"; }
+
 template <class T>
-void check_complex(Kind kind, std::int64_t n) {
+void check_complex(Implementation impl, Kind kind, std::int64_t n) {
   using C = Kokkos::complex<T>;
   const auto re = random_rows(batch, n, unsigned(n)), im = random_rows(batch, n, unsigned(n + 5000));
   const auto in = device_rows<View2D<C>>(batch, n, [&](auto b, auto j) { return C(T(re[b][j]), T(im[b][j])); });
   const int sign = kind == Kind::complex_forward ? -1 : 1;
-  const double error = run_error<T, LongComplex>(
-      kind, n, in, View2D<C>("out", batch, n), [&](const std::vector<LongComplex>& x) { return direct_dft(x, sign); });
-  EXPECT_LE(error, tolerance<T>()) << name_of(kind) << " length " << n;
+  const double error =
+      run_error<T, LongComplex>(impl, kind, n, in, View2D<C>("out", batch, n),
+                                [&](const std::vector<LongComplex>& x) { return direct_dft(x, sign); });
+  EXPECT_LE(error, tolerance<T>()) << name_of(impl) << " " << name_of(kind) << " length " << n;
 }
 
 template <class T>
-void check_real_forward(std::int64_t n) {
+void check_real_forward(Implementation impl, std::int64_t n) {
   using C = Kokkos::complex<T>;
   const auto x = random_rows(batch, n, unsigned(n));
   const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
   const double error =
-      run_error<T, LongComplex>(Kind::real_forward, n, in, View2D<C>("out", batch, n / 2 + 1),
+      run_error<T, LongComplex>(impl, Kind::real_forward, n, in, View2D<C>("out", batch, n / 2 + 1),
                                 [](const std::vector<LongComplex>& row) { return direct_dft(row, -1); });
-  EXPECT_LE(error, tolerance<T>()) << "real_forward length " << n;
+  EXPECT_LE(error, tolerance<T>()) << name_of(impl) << " real_forward length " << n;
 }
 
 // The input is a Hermitian half spectrum: that of a real row, so the
 // reference is the row times n whatever the library does with the
 // imaginary parts of the DC and Nyquist terms (here zero).
 template <class T>
-void check_real_backward(std::int64_t n) {
+void check_real_backward(Implementation impl, std::int64_t n) {
   using C = Kokkos::complex<T>;
   const std::int64_t half = n / 2 + 1;
   const auto re = random_rows(batch, half, unsigned(n)), im = random_rows(batch, half, unsigned(n + 5000));
@@ -175,67 +180,85 @@ void check_real_backward(std::int64_t n) {
     return C(T(re[b][k]), real_only ? T(0) : T(im[b][k]));
   });
   const auto before = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
-  const double error =
-      run_error<T, LongComplex>(Kind::real_backward, n, in, View2D<T>("out", batch, n), [&](const auto& half_row) {
-        std::vector<LongComplex> full(n);
-        for (std::int64_t k = 0; k < half; ++k) {
-          full[k] = half_row[k];
-          if (k > 0) full[n - k] = std::conj(full[k]);
-        }
-        std::vector<long double> want(n);
-        const auto dft = direct_dft(full, 1);
-        for (std::int64_t j = 0; j < n; ++j) want[j] = dft[j].real();
-        return want;
-      });
+  const double error = run_error<T, LongComplex>(impl, Kind::real_backward, n, in, View2D<T>("out", batch, n),
+                                                 [&](const auto& half_row) {
+                                                   std::vector<LongComplex> full(n);
+                                                   for (std::int64_t k = 0; k < half; ++k) {
+                                                     full[k] = half_row[k];
+                                                     if (k > 0) full[n - k] = std::conj(full[k]);
+                                                   }
+                                                   std::vector<long double> want(n);
+                                                   const auto dft = direct_dft(full, 1);
+                                                   for (std::int64_t j = 0; j < n; ++j) want[j] = dft[j].real();
+                                                   return want;
+                                                 });
   const auto after = Kokkos::create_mirror_view_and_copy(HostSpace(), in);
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t k = 0; k < half; ++k) ASSERT_EQ(before(b, k), after(b, k)) << "input modified, length " << n;
-  EXPECT_LE(error, tolerance<T>()) << "real_backward length " << n;
+  EXPECT_LE(error, tolerance<T>()) << name_of(impl) << " real_backward length " << n;
 }
 
 template <class T>
-void check_real_to_real(Kind kind, std::int64_t n) {
+void check_real_to_real(Implementation impl, Kind kind, std::int64_t n) {
   const auto x = random_rows(batch, n, unsigned(n));
   const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
   const double error = run_error<T, long double>(
-      kind, n, in, View2D<T>("out", batch, n),
+      impl, kind, n, in, View2D<T>("out", batch, n),
       [&](const std::vector<long double>& row) { return kind == Kind::dst1 ? direct_dst1(row) : direct_dct1(row); });
-  EXPECT_LE(error, tolerance<T>()) << name_of(kind) << " length " << n;
+  EXPECT_LE(error, tolerance<T>()) << name_of(impl) << " " << name_of(kind) << " length " << n;
 }
+
+// A precision and an implementation.
+template <class T, Implementation I>
+struct Case {
+  using Scalar = T;
+  static constexpr Implementation implementation = I;
+};
 
 template <class T>
 class FftTest : public ::testing::Test {};
-using Precisions = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(FftTest, Precisions);
+using Cases = ::testing::Types<Case<float, Implementation::library>, Case<double, Implementation::library>,
+                               Case<float, Implementation::portable>, Case<double, Implementation::portable>>;
+struct CaseNames {
+  template <class C>
+  static std::string GetName(int) {
+    return std::string(std::is_same<typename C::Scalar, float>::value ? "Float" : "Double") +
+           (C::implementation == Implementation::portable ? "Portable" : "Library");
+  }
+};
+TYPED_TEST_SUITE(FftTest, Cases, CaseNames);
 
 TYPED_TEST(FftTest, ComplexMatchesTheDirectSum) {
+  using T = typename TypeParam::Scalar;
   for (const std::int64_t n : lengths()) {
-    check_complex<TypeParam>(Kind::complex_forward, n);
-    check_complex<TypeParam>(Kind::complex_backward, n);
+    check_complex<T>(TypeParam::implementation, Kind::complex_forward, n);
+    check_complex<T>(TypeParam::implementation, Kind::complex_backward, n);
   }
 }
 
 TYPED_TEST(FftTest, RealMatchesTheDirectSum) {
+  using T = typename TypeParam::Scalar;
   for (const std::int64_t n : lengths()) {
-    check_real_forward<TypeParam>(n);
-    check_real_backward<TypeParam>(n);
+    check_real_forward<T>(TypeParam::implementation, n);
+    check_real_backward<T>(TypeParam::implementation, n);
   }
 }
 
 TYPED_TEST(FftTest, SineAndCosineMatchTheirDefinitions) {
+  using T = typename TypeParam::Scalar;
   for (const std::int64_t n : lengths()) {
-    check_real_to_real<TypeParam>(Kind::dst1, n);
-    if (n >= 2) check_real_to_real<TypeParam>(Kind::dct1, n);
+    check_real_to_real<T>(TypeParam::implementation, Kind::dst1, n);
+    if (n >= 2) check_real_to_real<T>(TypeParam::implementation, Kind::dct1, n);
   }
 }
 
 TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
-  using T = TypeParam;
+  using T = typename TypeParam::Scalar;
   const std::int64_t n = 37;
   const auto x = random_rows(batch, n, 7);
   const auto in = device_rows<View2D<T>>(batch, n, [&](auto b, auto j) { return T(x[b][j]); });
   View2D<T> once("once", batch, n), twice("twice", batch, n);
-  const Plan<T> plan(Kind::dst1, n, batch);
+  const Plan<T> plan(Kind::dst1, n, batch, Planning::estimate, Threading::library, TypeParam::implementation);
   plan.execute(in, once);
   plan.execute(once, twice);  // the same plan, run again on other Views
   const auto host = Kokkos::create_mirror_view_and_copy(HostSpace(), twice);
@@ -252,11 +275,12 @@ TYPED_TEST(FftTest, DstTwiceIsTheIdentityTimesTwiceTheExtendedLength) {
 template <class T>
 struct OneRowRun {
   using C = Kokkos::complex<T>;
+  Implementation impl;
   std::vector<LongComplex> operator()(Kind kind, std::int64_t n, const std::vector<LongComplex>& x) const {
     const bool complex_in = kind != Kind::real_forward && kind != Kind::dst1 && kind != Kind::dct1;
     const bool complex_out = kind != Kind::real_backward && kind != Kind::dst1 && kind != Kind::dct1;
     const std::int64_t out_length = kind == Kind::real_forward ? n / 2 + 1 : n;
-    const Plan<T> plan(kind, n, 1);
+    const Plan<T> plan(kind, n, 1, Planning::estimate, Threading::library, impl);
     std::vector<LongComplex> got(out_length);
     const auto run_on = [&](const auto& in) {
       if (complex_out)
@@ -280,18 +304,19 @@ struct OneRowRun {
 };
 
 template <class T>
-void expect_close(const std::vector<LongComplex>& got, const std::vector<LongComplex>& want, Kind kind,
-                  std::int64_t n) {
+void expect_close(const std::vector<LongComplex>& got, const std::vector<LongComplex>& want, Implementation impl,
+                  Kind kind, std::int64_t n) {
   ErrorNorm error;
   for (std::size_t k = 0; k < want.size(); ++k) error.add(got[k], want[k]);
-  EXPECT_LE(error.relative(), tolerance<T>())
-      << name_of(kind) << " length " << n << (std::is_same<T, float>::value ? " float" : " double");
+  EXPECT_LE(error.relative(), tolerance<T>()) << name_of(impl) << " " << name_of(kind) << " length " << n
+                                              << (std::is_same<T, float>::value ? " float" : " double");
 }
 
 template <class T>
-void check_every_kind(std::int64_t n, const std::vector<LongComplex>& x, const std::vector<LongComplex>& spectrum,
-                      const std::vector<LongComplex>& sine, const std::vector<LongComplex>& cosine) {
-  const OneRowRun<T> run;
+void check_every_kind(Implementation impl, std::int64_t n, const std::vector<LongComplex>& x,
+                      const std::vector<LongComplex>& spectrum, const std::vector<LongComplex>& sine,
+                      const std::vector<LongComplex>& cosine) {
+  const OneRowRun<T> run{impl};
   std::vector<LongComplex> conj_x(n), conj_spectrum(n), real_x(n), half(n / 2 + 1), n_real_x(n);
   for (std::int64_t j = 0; j < n; ++j) {
     conj_x[j] = std::conj(x[j]);
@@ -300,12 +325,12 @@ void check_every_kind(std::int64_t n, const std::vector<LongComplex>& x, const s
     n_real_x[j] = x[j].real() * n;
   }
   for (std::int64_t k = 0; k <= n / 2; ++k) half[k] = (spectrum[k] + std::conj(spectrum[(n - k) % n])) / 2.0L;
-  expect_close<T>(run(Kind::complex_forward, n, x), spectrum, Kind::complex_forward, n);
-  expect_close<T>(run(Kind::complex_backward, n, conj_x), conj_spectrum, Kind::complex_backward, n);
-  expect_close<T>(run(Kind::real_forward, n, real_x), half, Kind::real_forward, n);
-  expect_close<T>(run(Kind::real_backward, n, half), n_real_x, Kind::real_backward, n);
-  expect_close<T>(run(Kind::dst1, n, real_x), sine, Kind::dst1, n);
-  if (n >= 2) expect_close<T>(run(Kind::dct1, n, real_x), cosine, Kind::dct1, n);
+  expect_close<T>(run(Kind::complex_forward, n, x), spectrum, impl, Kind::complex_forward, n);
+  expect_close<T>(run(Kind::complex_backward, n, conj_x), conj_spectrum, impl, Kind::complex_backward, n);
+  expect_close<T>(run(Kind::real_forward, n, real_x), half, impl, Kind::real_forward, n);
+  expect_close<T>(run(Kind::real_backward, n, half), n_real_x, impl, Kind::real_backward, n);
+  expect_close<T>(run(Kind::dst1, n, real_x), sine, impl, Kind::dst1, n);
+  if (n >= 2) expect_close<T>(run(Kind::dct1, n, real_x), cosine, impl, Kind::dct1, n);
 }
 
 TEST(Fft, EveryLengthUpTo1000MatchesOneDirectSum) {
@@ -318,8 +343,39 @@ TEST(Fft, EveryLengthUpTo1000MatchesOneDirectSum) {
     const auto cosine_real = n >= 2 ? direct_dct1(re[0]) : std::vector<long double>{};
     const std::vector<LongComplex> sine(sine_real.begin(), sine_real.end());
     const std::vector<LongComplex> cosine(cosine_real.begin(), cosine_real.end());
-    check_every_kind<float>(n, x, spectrum, sine, cosine);
-    check_every_kind<double>(n, x, spectrum, sine, cosine);
+    for (const Implementation impl : {Implementation::library, Implementation::portable}) {
+      check_every_kind<float>(impl, n, x, spectrum, sine, cosine);
+      check_every_kind<double>(impl, n, x, spectrum, sine, cosine);
+    }
+  }
+}
+
+// A DST-I of length 8190 (the rows of an 8192^2 Poisson grid): its
+// extension has length 2 x 8191, a prime half, where libraries and the
+// portable kernels alike run Bluestein's convolution. Both stay within the
+// precision's tolerance of the long double sum.
+TEST(Fft, DstOfAPrimeExtensionIsAccurateInBothImplementations) {
+  const std::int64_t n = 8190;
+  const auto x = random_rows(1, n, 8191);
+  const auto want = direct_dst1(x[0]);
+  for (const Implementation impl : {Implementation::library, Implementation::portable}) {
+    const auto in_float = device_rows<View2D<float>>(1, n, [&](auto, auto j) { return float(x[0][j]); });
+    const auto in_double = device_rows<View2D<double>>(1, n, [&](auto, auto j) { return double(x[0][j]); });
+    View2D<float> out_float("out", 1, n);
+    View2D<double> out_double("out", 1, n);
+    Plan<float>(Kind::dst1, n, 1, Planning::estimate, Threading::library, impl).execute(in_float, out_float);
+    Plan<double>(Kind::dst1, n, 1, Planning::estimate, Threading::library, impl).execute(in_double, out_double);
+    const auto got_float = Kokkos::create_mirror_view_and_copy(HostSpace(), out_float);
+    const auto got_double = Kokkos::create_mirror_view_and_copy(HostSpace(), out_double);
+    ErrorNorm error_float, error_double;
+    for (std::int64_t k = 0; k < n; ++k) {
+      error_float.add(got_float(0, k), want[k]);
+      error_double.add(got_double(0, k), want[k]);
+    }
+    EXPECT_LE(error_float.relative(), tolerance<float>()) << name_of(impl) << " float";
+    EXPECT_LE(error_double.relative(), tolerance<double>()) << name_of(impl) << " double";
+    std::printf("dst1 length %lld, %s: relative error %.3g (float), %.3g (double)\n", static_cast<long long>(n),
+                name_of(impl), error_float.relative(), error_double.relative());
   }
 }
 
@@ -405,8 +461,9 @@ int non_finite(const std::vector<Value>& values) {
 // ran on the default stream instead would leave NaN or a partial result
 // there on CUDA.
 template <class T, class In, class Out>
-void expect_execution_on_instance_matches(const ExecSpace& exec, Kind kind, std::int64_t n, std::int64_t rows) {
-  const Plan<T> plan(kind, n, rows);
+void expect_execution_on_instance_matches(const ExecSpace& exec, Implementation impl, Kind kind, std::int64_t n,
+                                          std::int64_t rows) {
+  const Plan<T> plan(kind, n, rows, Planning::estimate, Threading::library, impl);
   const View2D<In> in = random_view<In>(rows, input_length(kind, n), unsigned(n + 40000 + int(kind)));
   const std::int64_t out_cols = output_length(kind, n);
   const View2D<Out> by_default = poisoned<Out>(rows, out_cols);
@@ -421,14 +478,14 @@ void expect_execution_on_instance_matches(const ExecSpace& exec, Kind kind, std:
   plan.execute(exec, in, on_instance);
   exec.fence();
   EXPECT_EQ(instance_tests::bit_differences(instance_tests::read_now(on_instance), expected), 0)
-      << name_of(kind) << " on exec";
+      << name_of(impl) << " " << name_of(kind) << " on exec";
 
   const View2D<Out> again = poisoned<Out>(rows, out_cols);
   Kokkos::fence();
   plan.execute(in, again);
   Kokkos::fence();
   EXPECT_EQ(instance_tests::bit_differences(instance_tests::read_now(again), expected), 0)
-      << name_of(kind) << " default again";
+      << name_of(impl) << " " << name_of(kind) << " default again";
 }
 
 template <class T>
@@ -437,15 +494,16 @@ void expect_every_kind_on_an_instance_matches() {
   const instance_tests::OwnInstance instance;
   const ExecSpace& exec = instance.exec();
   // Odd lengths, a batch large enough for many blocks on a GPU.
-  for (const std::int64_t n : {std::int64_t(37), std::int64_t(1001)}) {
-    const std::int64_t rows = 257;
-    expect_execution_on_instance_matches<T, C, C>(exec, Kind::complex_forward, n, rows);
-    expect_execution_on_instance_matches<T, C, C>(exec, Kind::complex_backward, n, rows);
-    expect_execution_on_instance_matches<T, T, C>(exec, Kind::real_forward, n, rows);
-    expect_execution_on_instance_matches<T, C, T>(exec, Kind::real_backward, n, rows);
-    expect_execution_on_instance_matches<T, T, T>(exec, Kind::dst1, n, rows);
-    expect_execution_on_instance_matches<T, T, T>(exec, Kind::dct1, n, rows);
-  }
+  for (const Implementation impl : {Implementation::library, Implementation::portable})
+    for (const std::int64_t n : {std::int64_t(37), std::int64_t(1001)}) {
+      const std::int64_t rows = 257;
+      expect_execution_on_instance_matches<T, C, C>(exec, impl, Kind::complex_forward, n, rows);
+      expect_execution_on_instance_matches<T, C, C>(exec, impl, Kind::complex_backward, n, rows);
+      expect_execution_on_instance_matches<T, T, C>(exec, impl, Kind::real_forward, n, rows);
+      expect_execution_on_instance_matches<T, C, T>(exec, impl, Kind::real_backward, n, rows);
+      expect_execution_on_instance_matches<T, T, T>(exec, impl, Kind::dst1, n, rows);
+      expect_execution_on_instance_matches<T, T, T>(exec, impl, Kind::dct1, n, rows);
+    }
 }
 
 TEST(Fft, PlansOnAnInstanceGiveTheDefaultBitsDouble) { expect_every_kind_on_an_instance_matches<double>(); }
@@ -469,6 +527,10 @@ TEST(Fft, BadArgumentsAreNamed) {
   EXPECT_NE(message([&] { plan.execute(in, wrong); }).find("output is 2x9"), std::string::npos);
   EXPECT_NE(message([&] { plan.execute(in, spectrum); }).find("another kind"), std::string::npos);
   EXPECT_NE(message([&] { plan.execute(in, in); }).find("overlap"), std::string::npos);
+  EXPECT_NE(message([] {
+              Plan<float>(Kind::complex_forward, 8, 1, Planning::estimate, Threading::caller, Implementation::portable);
+            }).find("Threading::caller is for FFTW plans"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -74,11 +74,12 @@ Problem random_problem(std::size_t rows, std::size_t cols, unsigned seed) {
 
 template <class T>
 HostGrid run_spectral(const Problem& problem, SolveReport* report = nullptr, double tolerance = 0,
-                      Boundary boundary = Boundary::dirichlet) {
+                      Boundary boundary = Boundary::dirichlet, SpectralFft fft = SpectralFft::library) {
   SolverOptions options;
   options.method = Method::spectral;
   options.boundary = boundary;
   options.tolerance = tolerance;
+  options.spectral_fft = fft;
   auto x = to_device<T>(problem.start, "x");
   const auto b = to_device<T>(problem.rhs, "b");
   const SolveReport r = solve(x, b, options);
@@ -139,9 +140,9 @@ TEST(PoissonSpectral, RepeatedSolvesAreThoseOfAFreshWorkspace) {
   EXPECT_EQ(run_spectral<double>(b).values, first_b.values);
 }
 
-// auto: spectral where the build has an FFT library, multigrid elsewhere; the
+// auto: spectral on every backend (HIP's FFTs on the portable kernels); the
 // report names what ran, and the answer is that method's.
-TEST(PoissonSpectral, AutoRunsSpectralWhereAnFftLibraryServesTheBackend) {
+TEST(PoissonSpectral, AutoRunsSpectral) {
   const Problem problem = random_problem(33, 20, 7);
   SolverOptions options;
   options.method = Method::automatic;
@@ -150,16 +151,12 @@ TEST(PoissonSpectral, AutoRunsSpectralWhereAnFftLibraryServesTheBackend) {
   auto x = to_device<double>(problem.start, "x");
   const auto b = to_device<double>(problem.rhs, "b");
   const SolveReport report = solve(x, b, options);
-  const Method expected = fft::library_name()[0] != '\0' ? Method::spectral : Method::multigrid;
-  EXPECT_EQ(report.method, expected);
-  EXPECT_EQ(chosen_method(options), expected);
+  EXPECT_EQ(report.method, Method::spectral);
+  EXPECT_EQ(chosen_method(options), Method::spectral);
   EXPECT_TRUE(report.converged);
   EXPECT_LE(relative_difference(to_host(x), reference_solution(problem.start, problem.rhs)), 1e-8);
   options.boundary = Boundary::periodic;
-  if (expected == Method::multigrid)
-    EXPECT_THROW(check(options), std::invalid_argument);
-  else
-    EXPECT_NO_THROW(check(options));
+  EXPECT_NO_THROW(check(options));
 }
 
 // Gradient-domain rebuild: B = L image on the whole grid with the boundary's
@@ -286,6 +283,35 @@ TEST(PoissonSpectral, NeumannAndPeriodicReturnTheSolutionOfZeroMean) {
       EXPECT_LE(relative_difference(run_spectral<float>(problem, nullptr, 0, boundary), *problem.exact), 1e-4)
           << name_of(boundary) << " float " << size.rows << "x" << size.cols;
     }
+}
+
+// poisson.spectral.fft: portable, the FFTs of HIP builds run here: the same
+// exact solutions, every boundary, double and float.
+TEST(PoissonSpectral, ThePortableFftGivesTheExactSolutionsToo) {
+  for (const Size size : sizes) {
+    const unsigned seed = unsigned(size.rows * 1000 + size.cols);
+    const Problem problem = random_problem(size.rows, size.cols, seed);
+    const HostGrid want = reference_solution(problem.start, problem.rhs);
+    SolveReport report;
+    const HostGrid x = run_spectral<double>(problem, &report, 0, Boundary::dirichlet, SpectralFft::portable);
+    EXPECT_LE(relative_difference(x, want), 1e-12) << size.rows << "x" << size.cols;
+    EXPECT_LE(report.relative_residual, 1e-12) << size.rows << "x" << size.cols;
+    EXPECT_LE(relative_difference(
+                  run_spectral<float>(problem, nullptr, 1e-6, Boundary::dirichlet, SpectralFft::portable), want),
+              1e-4)
+        << "float " << size.rows << "x" << size.cols;
+    for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
+      const Problem whole = whole_grid_problem(size.rows, size.cols, boundary, seed + 1);
+      EXPECT_LE(
+          relative_difference(run_spectral<double>(whole, nullptr, 0, boundary, SpectralFft::portable), *whole.exact),
+          1e-11)
+          << name_of(boundary) << " " << size.rows << "x" << size.cols;
+      EXPECT_LE(
+          relative_difference(run_spectral<float>(whole, nullptr, 0, boundary, SpectralFft::portable), *whole.exact),
+          1e-4)
+          << name_of(boundary) << " float " << size.rows << "x" << size.cols;
+    }
+  }
 }
 
 TEST(PoissonSpectral, IncompatibleDataIsAnInputError) {
