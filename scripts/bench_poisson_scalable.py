@@ -2,11 +2,12 @@
 """Benchmark: the Poisson solvers that scale (spectral, multigrid, MG-preconditioned CG). Prints Markdown tables.
 
   1. the talk's case (configs/poisson_image_cg.yaml, 400x266 float32) to a relative residual of 1.6e-6:
-     spectral, multigrid, cg with a multigrid preconditioner and cg_fused, with SciPy's DST-I solve of the
+     spectral (on the build's FFT library and on portasolve's portable FFT kernels, what HIP builds run),
+     multigrid, cg with a multigrid preconditioner and cg_fused, with SciPy's DST-I solve of the
      same discrete problem on this host and, where CuPy works, a CuPy DST-I solve on the GPU (both peers
      are written below, timed in the same run);
-  2. one large grid (--large, default 8192^2): spectral and multigrid in float to 1e-6, spectral in double to
-     1e-10, the peers again, and the STREAM copy bandwidth measured in the same run for multigrid's floor;
+  2. one large grid (--large, default 8192^2): spectral (both FFTs) and multigrid in float to 1e-6, spectral
+     (both FFTs) in double to 1e-10, the peers again, and the STREAM copy bandwidth measured in the same run for multigrid's floor;
   3. multigrid cycles and time against the grid size (--sizes), to 1e-8 in double;
   4. with --plot DIR: residual against time for every solver of table 1 on one axis, and cycles against size.
 
@@ -132,12 +133,15 @@ def main():
 
     # 1. The talk's case to 1.6e-6.
     # A check every step would dominate cg_fused's time: it keeps the config's 100.
-    solvers = [("spectral", ["poisson.check_every=1"]), ("multigrid", ["poisson.check_every=1"]),
-               ("cg", ["poisson.cg.preconditioner=multigrid", "poisson.check_every=1"]), ("cg_fused", [])]
+    solvers = [("spectral", "spectral", ["poisson.check_every=1"]),
+               ("spectral (portable FFT)", "spectral", ["poisson.check_every=1", "poisson.spectral.fft=portable"]),
+               ("multigrid", "multigrid", ["poisson.check_every=1"]),
+               ("cg + multigrid", "cg", ["poisson.cg.preconditioner=multigrid", "poisson.check_every=1"]),
+               ("cg_fused", "cg_fused", [])]
     results, rows = {}, []
-    for solver, extra in solvers:
-        name = solver + (" + multigrid" if solver == "cg" else "")
-        r = solve(args.bin, TALK, os.path.join(args.out, f"talk_{solver}.h5"), f"poisson.solver={solver}",
+    for name, solver, extra in solvers:
+        label = name.split(" ")[0] + ("_portable" if "portable" in name else "")
+        r = solve(args.bin, TALK, os.path.join(args.out, f"talk_{label}.h5"), f"poisson.solver={solver}",
                   "poisson.tolerance=1.6e-6", *repeat, *extra)
         results[name] = r
         rows.append([name, str(r["iterations"]), f"{r['seconds'] * 1e3:.3f}", f"{r['residual']:.2e}",
@@ -157,16 +161,19 @@ def main():
                 "poisson.max_iterations=100"]
         copy = copy_bandwidth(args.bin, os.path.join(args.out, "stream.h5"), 1 << 26)
         rows = []
-        for solver, precision, tolerance in (("spectral", "float", 1e-6), ("multigrid", "float", 1e-6),
-                                             ("spectral", "double", 1e-10), ("multigrid", "double", 1e-10)):
+        for solver, precision, tolerance in (("spectral", "float", 1e-6), ("spectral_portable", "float", 1e-6),
+                                             ("multigrid", "float", 1e-6), ("spectral", "double", 1e-10),
+                                             ("spectral_portable", "double", 1e-10), ("multigrid", "double", 1e-10)):
+            fft = ["poisson.spectral.fft=portable"] if solver == "spectral_portable" else []
             r = solve(args.bin, TALK, os.path.join(args.out, f"large_{solver}_{precision}.h5"), *grid,
-                      f"poisson.solver={solver}", f"precision={precision}", f"poisson.tolerance={tolerance}")
+                      f"poisson.solver={solver.split('_')[0]}", f"precision={precision}",
+                      f"poisson.tolerance={tolerance}", *fft)
             floor = ""
             if solver == "multigrid":
                 size = 4 if precision == "float" else 8
                 floor_s = ACCESSES_PER_POINT_PER_CYCLE * size * (n - 2) ** 2 / (copy * 1e9)
                 floor = f"{floor_s * 1e3:.2f} ms/cycle; {r['seconds'] / r['iterations'] / floor_s:.2f}x of it"
-            rows.append([solver, precision, f"{tolerance:g}", str(r["iterations"]), f"{r['seconds'] * 1e3:.2f}",
+            rows.append([solver.replace("_portable", " (portable FFT)"), precision, f"{tolerance:g}", str(r["iterations"]), f"{r['seconds'] * 1e3:.2f}",
                          f"{r['residual']:.2e}", floor])
         print(f"Poisson {n}x{n}; STREAM copy in this run {copy:.0f} GB/s; multigrid floor = "
               f"{ACCESSES_PER_POINT_PER_CYCLE:.1f} accesses per point per cycle at that bandwidth\n")

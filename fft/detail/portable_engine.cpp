@@ -170,7 +170,8 @@ struct RoundedRow {
 template <class T>
 Table<T> twiddle_table(const ExecSpace& exec, std::int64_t P) {
   Table<T> table(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_twiddles"), P / 2 > 0 ? P / 2 : 1);
-  Kokkos::parallel_for("fft_portable_twiddles", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P / 2),
+  Kokkos::parallel_for("fft_portable_twiddles",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P / 2),
                        TwiddleValues<T>{table, P});
   return table;
 }
@@ -178,7 +179,8 @@ Table<T> twiddle_table(const ExecSpace& exec, std::int64_t P) {
 template <class T>
 Table<T> chirp_table(const ExecSpace& exec, std::int64_t n, int sign, double scale) {
   Table<T> table(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_chirp"), n);
-  Kokkos::parallel_for("fft_portable_chirp", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+  Kokkos::parallel_for("fft_portable_chirp",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
                        ChirpValues<T>{table, n, sign, scale});
   return table;
 }
@@ -188,9 +190,9 @@ Table<T> chirp_table(const ExecSpace& exec, std::int64_t n, int sign, double sca
 // forth between `even` (written by passes 0, 2, ..) and `odd` (rows x P).
 // A buffer that `first` reads may be `odd`, never `even`.
 template <class T, class FirstLoad, class LastStore>
-void power_of_two_fft(const ExecSpace& exec, std::int64_t rows, std::int64_t P, bool backward,
-                      const Table<T>& twiddles, const FirstLoad& first, const LastStore& last,
-                      const Rows<Complex<T>>& even, const Rows<Complex<T>>& odd) {
+void power_of_two_fft(const ExecSpace& exec, std::int64_t rows, std::int64_t P, bool backward, const Table<T>& twiddles,
+                      const FirstLoad& first, const LastStore& last, const Rows<Complex<T>>& even,
+                      const Rows<Complex<T>>& odd) {
   using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
   using BufferLoad = Load<T, Complex<T>>;
   using BufferStore = Store<T, Complex<T>>;
@@ -213,14 +215,15 @@ void power_of_two_fft(const ExecSpace& exec, std::int64_t rows, std::int64_t P, 
                            StockhamPass<T, FirstLoad, LastStore>{first, last, twiddles, pass, log_half, backward});
     else if (is_first)
       Kokkos::parallel_for(
-          name, range, StockhamPass<T, FirstLoad, BufferStore>{first, store_of(pass), twiddles, pass, log_half, backward});
+          name, range,
+          StockhamPass<T, FirstLoad, BufferStore>{first, store_of(pass), twiddles, pass, log_half, backward});
     else if (is_last)
       Kokkos::parallel_for(
           name, range, StockhamPass<T, BufferLoad, LastStore>{load_of(pass), last, twiddles, pass, log_half, backward});
     else
-      Kokkos::parallel_for(name, range,
-                           StockhamPass<T, BufferLoad, BufferStore>{load_of(pass), store_of(pass), twiddles, pass,
-                                                                    log_half, backward});
+      Kokkos::parallel_for(
+          name, range,
+          StockhamPass<T, BufferLoad, BufferStore>{load_of(pass), store_of(pass), twiddles, pass, log_half, backward});
   }
 }
 
@@ -232,7 +235,8 @@ Table<T> kernel_spectrum(const ExecSpace& exec, std::int64_t n, std::int64_t P, 
   const Table<double> chirp = chirp_table<double>(exec, n, sign, 1.0);
   Kokkos::View<D**, Kokkos::LayoutRight, MemSpace> kernel("fft_portable_kernel", 1, P), even("even", 1, P),
       odd("odd", 1, P), result("result", 1, P);
-  Kokkos::parallel_for("fft_portable_kernel", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P),
+  Kokkos::parallel_for("fft_portable_kernel",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P),
                        KernelValues<double>{kernel, chirp, n});
   power_of_two_fft<double>(exec, 1, P, false, twiddle_table<double>(exec, P), Load<double, D>{kernel, {}, P},
                            Store<double, D>{result, {}, P}, even, odd);
@@ -261,7 +265,8 @@ class PortableEngine final : public Engine<T> {
     const ExecSpace exec;
     twiddles_ = twiddle_table<T>(exec, P_);
     const std::int64_t buffer_cols = P_;
-    even_ = View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_even"), batch, buffer_cols);
+    even_ =
+        View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_even"), batch, buffer_cols);
     odd_ = View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_odd"), batch, buffer_cols);
     if (P_ != n_) {
       const int sign = backward_ ? 1 : -1;
@@ -271,8 +276,8 @@ class PortableEngine final : public Engine<T> {
     }
     if (kind == Kind::dst1 || kind == Kind::dct1) {
       extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, n_);
-      spectrum_ = View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch,
-                                     n_ / 2 + 1);
+      spectrum_ =
+          View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch, n_ / 2 + 1);
     }
     exec.fence();  // tables ready for runs on any instance
   }
@@ -312,8 +317,8 @@ class PortableEngine final : public Engine<T> {
     using C = Complex<T>;
     const Rows<C> even(even_.data(), batch_, P_), odd(odd_.data(), batch_, P_);
     if (P_ == n_) {
-      power_of_two_fft<T>(exec, batch_, P_, backward_, twiddles_, input, Store<T, OutValue>{out, {}, out_length},
-                          even, odd);
+      power_of_two_fft<T>(exec, batch_, P_, backward_, twiddles_, input, Store<T, OutValue>{out, {}, out_length}, even,
+                          odd);
       return;
     }
     // x c, zero-padded, to its spectrum (in `even` or `odd`, whichever the

@@ -85,9 +85,9 @@ void for_rows(const ExecSpace& exec, const char* name, std::int64_t rows, std::i
 // values each) into their half spectra: the extension, the FFT, the
 // coefficients, all on exec.
 template <class T, class RealForward>
-void real_to_real_by_extension(const ExecSpace& exec, Kind kind, std::int64_t length, std::int64_t batch,
-                               const T* in, T* out, const Rows<T>& extended,
-                               const Rows<Kokkos::complex<T>>& spectrum, RealForward real_forward) {
+void real_to_real_by_extension(const ExecSpace& exec, Kind kind, std::int64_t length, std::int64_t batch, const T* in,
+                               T* out, const Rows<T>& extended, const Rows<Kokkos::complex<T>>& spectrum,
+                               RealForward real_forward) {
   const Rows<const T> x(in, batch, length);
   const Rows<T> y(out, batch, length);
   const std::int64_t extended_cols = extended.extent(1);
