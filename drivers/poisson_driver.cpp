@@ -43,7 +43,7 @@ void add_poisson_schema(config::Schema& schema) {
              poisson::method_names(), poisson::name_of(defaults.method));
   add_choice(schema, "poisson.boundary",
              "dirichlet: the grid's outer ring holds fixed values (every solver); neumann (zero flux, mirrored) or "
-             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral only)",
+             "periodic: L X = B on the whole grid, ring included, B summing to zero (spectral and multigrid)",
              poisson::boundary_names(), poisson::name_of(defaults.boundary));
   add_choice(schema, "poisson.spectral.fft",
              "spectral: the build's FFT library (FFTW3 on CPUs, cuFFT on CUDA; HIP: the portable kernels) or "

@@ -42,6 +42,10 @@ void run_cg_fused(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rh
 template <class T>
 void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
                    CheckSchedule& schedule);
+// neumann and periodic (multigrid_whole_grid.cpp), which run_multigrid calls.
+template <class T>
+void run_whole_grid_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs,
+                              const SolverOptions& options, CheckSchedule& schedule);
 template <class T>
 void run_spectral(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
                   CheckSchedule& schedule);

@@ -24,12 +24,6 @@ using namespace multigrid;
 // The coarsest level is relaxed until its error has fallen by this factor
 // (below double rounding), judged from the Gauss-Seidel rate.
 constexpr double coarsest_reduction = 1e-14;
-// Chebyshev smooths the upper part of D^-1 A's spectrum: [bound / ratio, bound],
-// bound = 2 (Gershgorin: each row's off-diagonal sum is at most its diagonal).
-// For the 5-point operator the error modes that coarsening cannot represent
-// have eigenvalues of D^-1 A at 1/2 and above, a quarter of the bound.
-constexpr double chebyshev_upper = 2;
-constexpr double chebyshev_range_ratio = 4;
 // Coarsest levels up to this many interior points are relaxed by one thread
 // in one launch; larger ones by red-black half sweeps over all threads.
 constexpr std::int64_t serial_coarsest_points = 256;
@@ -49,30 +43,6 @@ int coarsest_sweeps(const Axis& rows, const Axis& cols) {
   const double rate = jacobi_rate * jacobi_rate;
   if (!(rate > 0)) return 1;
   return std::max(1, static_cast<int>(std::ceil(std::log(coarsest_reduction) / std::log(rate))));
-}
-
-struct ChebyshevCoefficients {
-  std::vector<double> keep, scale;  // per sweep
-};
-
-// The Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, Alg. 12.1).
-ChebyshevCoefficients chebyshev_coefficients(int sweeps) {
-  const double upper = chebyshev_upper, lower = upper / chebyshev_range_ratio;
-  const double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
-  ChebyshevCoefficients c;
-  double rho = 1 / sigma;
-  for (int k = 0; k < sweeps; ++k) {
-    if (k == 0) {
-      c.keep.push_back(0);
-      c.scale.push_back(1 / theta);
-      continue;
-    }
-    const double rho_next = 1 / (2 * sigma - rho);
-    c.keep.push_back(rho_next * rho);
-    c.scale.push_back(2 * rho_next / delta);
-    rho = rho_next;
-  }
-  return c;
 }
 
 template <class T>
@@ -297,6 +267,10 @@ struct FinestBinding {
 template <class T>
 void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
                    CheckSchedule& schedule) {
+  if (options.boundary != Boundary::dirichlet) {
+    run_whole_grid_multigrid(exec, x, rhs, options, schedule);  // multigrid_whole_grid.cpp
+    return;
+  }
   const MultigridOptions& mg = options.multigrid;
   // A kept workspace was last used by a solve that ended with a host
   // reduction on its instance: nothing of that solve still runs on it.

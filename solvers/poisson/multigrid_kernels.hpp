@@ -2,7 +2,10 @@
 // Multigrid's kernels on one level (multigrid_levels.hpp): smoothing sweeps,
 // the residual restricted to the coarser level in one pass, the coarse
 // correction interpolated and added in one pass. Each level solves L u = f;
-// coarse levels hold corrections, their rings zero.
+// coarse levels hold corrections, their rings zero. The kernels after the
+// red-black sweeps take any level operator Op (apply<Sum>(u, i, j),
+// diagonal(i, j)) and transfer Tr (sources, gathers): the dirichlet levels'
+// by default, the whole-grid levels' (multigrid_whole_grid.hpp) too.
 #include <cstdint>
 
 #include "core/spaces.hpp"
@@ -65,11 +68,11 @@ struct StartPreconditioner {
 };
 
 // residual = f - L u, formed in Sum.
-template <class T>
+template <class T, class Op = LevelOperator<T>>
 struct LevelResidual {
   View2D<const T> u, f;
   View2D<T> residual;
-  LevelOperator<T> op;
+  Op op;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     using Sum = typename Accumulator<T>::type;
     residual(i, j) = static_cast<T>(Sum(f(i, j)) - op.template apply<Sum>(u, i, j));
@@ -77,11 +80,11 @@ struct LevelResidual {
 };
 
 // Weighted Jacobi from the residual: u += omega D^-1 (L u - f).
-template <class T>
+template <class T, class Op = LevelOperator<T>>
 struct JacobiCorrection {
   View2D<T> u;
   View2D<const T> residual;
-  LevelOperator<T> op;
+  Op op;
   T omega;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     u(i, j) -= omega * residual(i, j) / op.diagonal(i, j);
@@ -90,11 +93,11 @@ struct JacobiCorrection {
 
 // One Chebyshev step for A = -L, preconditioned by D: step = keep * step +
 // scale * D^-1 (b - A u) with b - A u = -(f - L u) = -residual; u += step.
-template <class T>
+template <class T, class Op = LevelOperator<T>>
 struct ChebyshevStep {
   View2D<T> u, step;
   View2D<const T> residual;
-  LevelOperator<T> op;
+  Op op;
   T keep, scale;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     const T s = keep * step(i, j) - scale * residual(i, j) / op.diagonal(i, j);
@@ -106,16 +109,16 @@ struct ChebyshevStep {
 // The coarse right-hand side R (f - L u) at each coarse point, the fine
 // residuals formed where they are gathered (never stored), and the coarse
 // iterate zeroed for the correction it will hold.
-template <class T>
+template <class T, class Op = LevelOperator<T>, class Tr = Transfer<T>>
 struct RestrictResidual {
   View2D<const T> u, f;  // fine
-  LevelOperator<T> op;   // fine
-  Transfer<T> row_transfer, col_transfer;
+  Op op;                 // fine
+  Tr row_transfer, col_transfer;
   View2D<T> coarse_u, coarse_f;
   KOKKOS_INLINE_FUNCTION void operator()(const int ci, const int cj) const {
     using Sum = typename Accumulator<T>::type;
-    int rows[3], cols[3];
-    T row_weight[3], col_weight[3];
+    int rows[Tr::most_gathers], cols[Tr::most_gathers];
+    T row_weight[Tr::most_gathers], col_weight[Tr::most_gathers];
     const int n_rows = row_transfer.gathers(ci, rows, row_weight);
     const int n_cols = col_transfer.gathers(cj, cols, col_weight);
     Sum sum = 0;
@@ -134,11 +137,11 @@ struct RestrictResidual {
 };
 
 // u += P coarse_u at each fine point.
-template <class T>
+template <class T, class Tr = Transfer<T>>
 struct ProlongAndCorrect {
   View2D<T> u;  // fine
   View2D<const T> coarse_u;
-  Transfer<T> row_transfer, col_transfer;
+  Tr row_transfer, col_transfer;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     int rows[2], cols[2];
     T row_weight[2], col_weight[2];

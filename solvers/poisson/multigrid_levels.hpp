@@ -90,6 +90,7 @@ LevelOperator<T> level_operator(const Axis& row_axis, const Axis& col_axis) {
 // coarsened: the identity.
 template <class T>
 struct Transfer {
+  static constexpr int most_gathers = 3;  // fine points a coarse point gathers
   bool coarsened;
   int fine_points;
   T end_weight;  // d / (1 + d) for the odd line's last point
@@ -162,6 +163,36 @@ inline std::vector<std::pair<Axis, Axis>> level_axes(std::int64_t rows, std::int
     axes.emplace_back(coarser(r, coarsen_r), coarser(c, coarsen_c));
   }
   return axes;
+}
+
+// Chebyshev smooths the upper part of D^-1 A's spectrum: [bound / ratio, bound],
+// bound = 2 (Gershgorin: each row's off-diagonal sum is at most its diagonal).
+// For the 5-point operator the error modes that coarsening cannot represent
+// have eigenvalues of D^-1 A at 1/2 and above, a quarter of the bound.
+constexpr double chebyshev_upper = 2;
+constexpr double chebyshev_range_ratio = 4;
+struct ChebyshevCoefficients {
+  std::vector<double> keep, scale;  // per sweep
+};
+
+// The Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, Alg. 12.1).
+inline ChebyshevCoefficients chebyshev_coefficients(int sweeps) {
+  const double upper = chebyshev_upper, lower = upper / chebyshev_range_ratio;
+  const double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
+  ChebyshevCoefficients c;
+  double rho = 1 / sigma;
+  for (int k = 0; k < sweeps; ++k) {
+    if (k == 0) {
+      c.keep.push_back(0);
+      c.scale.push_back(1 / theta);
+      continue;
+    }
+    const double rho_next = 1 / (2 * sigma - rho);
+    c.keep.push_back(rho_next * rho);
+    c.scale.push_back(2 * rho_next / delta);
+    rho = rho_next;
+  }
+  return c;
 }
 
 }  // namespace portasolve::poisson::multigrid

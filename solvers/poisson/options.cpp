@@ -72,9 +72,11 @@ Method chosen_method(const SolverOptions& options) {
 }
 
 void check(const SolverOptions& options) {
-  require(options.boundary == Boundary::dirichlet || chosen_method(options) == Method::spectral, "boundary",
-          "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral method only; " +
-              name_of(chosen_method(options)) + " takes dirichlet");
+  const Method method = chosen_method(options);
+  require(options.boundary == Boundary::dirichlet || method == Method::spectral || method == Method::multigrid,
+          "boundary",
+          "poisson.boundary " + name_of(options.boundary) + " is solved by the spectral and multigrid methods only; " +
+              name_of(method) + " takes dirichlet");
   require(options.max_iterations >= 0, "max_iterations", "max_iterations must be >= 0");
   require(options.tolerance >= 0, "tolerance", "tolerance must be >= 0");
   require(options.check_every >= 1, "check_every", "check_every must be >= 1");

@@ -69,7 +69,7 @@ struct MultigridOptions {
 // Which problem is solved. dirichlet: the outer ring holds fixed values, L X
 // = B on the interior (every method). The other two have no fixed values:
 // the whole rows x cols grid is the domain and L X = B at every point (the
-// spectral method only; whole_grid.hpp defines them):
+// spectral and multigrid methods only; whole_grid.hpp defines them):
 //   periodic: neighbours wrap around (row -1 is row rows-1). B must sum to
 //     zero; X is the solution of zero mean.
 //   neumann: zero flux through mirror points, X[-1, j] = X[1, j] and

@@ -17,44 +17,6 @@
 
 namespace portasolve::poisson {
 
-namespace {
-
-// |weighted sum of B| allowed, relative to the weighted sum of |B|: B
-// rounded to T from compatible data stays far below it.
-template <class T>
-constexpr double incompatibility_tolerance = sizeof(T) == 4 ? 1e-5 : 1e-11;
-
-// Sum of w B, or of w |B|: w = 1 (periodic) or the trapezoid weights, 1/2
-// on each edge row and column (neumann).
-template <class T>
-struct WeightedSum {
-  View2D<const T> rhs;
-  bool trapezoid, absolute;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& sum) const {
-    const double weight = mean_weight(i, j, int(rhs.extent(0)), int(rhs.extent(1)), !trapezoid);
-    const double value = double(rhs(i, j));
-    sum += weight * (absolute && value < 0 ? -value : value);
-  }
-};
-
-template <class T>
-void require_solvable(const ExecSpace& exec, const View2D<T>& rhs, Boundary boundary) {
-  const bool neumann = boundary == Boundary::neumann;
-  const GridRectangle grid = whole_grid(rhs.extent(0), rhs.extent(1));
-  double sum = 0, magnitude = 0;
-  reduce_rectangle<double>(exec, "spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
-  reduce_rectangle<double>(exec, "spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
-  if (std::abs(sum) <= incompatibility_tolerance<T> * magnitude) return;
-  const char* what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, " is %.6g, not zero to rounding (%.0e of the same sum of |B|, %.6g)", sum,
-                incompatibility_tolerance<T>, magnitude);
-  throw InputError("Poisson boundary " + name_of(boundary) + ": B's " + what + numbers +
-                   ", so L X = B has no solution; subtract B's weighted mean");
-}
-
-}  // namespace
-
 template <class T>
 void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft) {
   require_solvable(exec, rhs, Boundary::neumann);
@@ -111,6 +73,46 @@ void solve_periodic(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& 
   exec.fence();  // the buffers and plans above go on return
 }
 
+namespace {
+
+// |weighted sum of B| allowed, relative to the weighted sum of |B|: B
+// rounded to T from compatible data stays far below it.
+template <class T>
+constexpr double incompatibility_tolerance = sizeof(T) == 4 ? 1e-5 : 1e-11;
+
+// Sum of w B, or of w |B|: w = 1 (periodic) or the trapezoid weights, 1/2
+// on each edge row and column (neumann).
+template <class T>
+struct WeightedSum {
+  View2D<const T> rhs;
+  bool trapezoid, absolute;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& sum) const {
+    const double weight = mean_weight(i, j, int(rhs.extent(0)), int(rhs.extent(1)), !trapezoid);
+    const double value = double(rhs(i, j));
+    sum += weight * (absolute && value < 0 ? -value : value);
+  }
+};
+
+}  // namespace
+
+template <class T>
+void require_solvable(const ExecSpace& exec, const View2D<T>& rhs, Boundary boundary) {
+  const bool neumann = boundary == Boundary::neumann;
+  const GridRectangle grid = whole_grid(rhs.extent(0), rhs.extent(1));
+  double sum = 0, magnitude = 0;
+  reduce_rectangle<double>(exec, "spectral_solvability_sum", grid, WeightedSum<T>{rhs, neumann, false}, sum);
+  reduce_rectangle<double>(exec, "spectral_solvability_magnitude", grid, WeightedSum<T>{rhs, neumann, true}, magnitude);
+  if (std::abs(sum) <= incompatibility_tolerance<T> * magnitude) return;
+  const char* what = neumann ? "trapezoid-weighted sum (edge rows and columns weighted 1/2)" : "sum";
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, " is %.6g, not zero to rounding (%.0e of the same sum of |B|, %.6g)", sum,
+                incompatibility_tolerance<T>, magnitude);
+  throw InputError("Poisson boundary " + name_of(boundary) + ": B's " + what + numbers +
+                   ", so L X = B has no solution; subtract B's weighted mean");
+}
+
+template void require_solvable<float>(const ExecSpace&, const View2D<float>&, Boundary);
+template void require_solvable<double>(const ExecSpace&, const View2D<double>&, Boundary);
 template void solve_neumann<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, fft::Implementation);
 template void solve_neumann<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
                                     fft::Implementation);

@@ -61,6 +61,12 @@ double whole_grid_residual_norm(const ExecSpace& exec, const View2D<T>& x, const
   return std::sqrt(static_cast<double>(sum));
 }
 
+// Throws InputError unless B meets the boundary's solvability condition
+// (its weighted sum, mean_weight, zero to T's rounding): L X = B has no
+// solution otherwise (spectral_whole_grid.cpp).
+template <class T>
+void require_solvable(const ExecSpace& exec, const View2D<T>& rhs, Boundary boundary);
+
 // ||B||_2 over the whole grid: the residual of X = 0.
 template <class T>
 double whole_grid_norm(const ExecSpace& exec, const View2D<T>& rhs) {

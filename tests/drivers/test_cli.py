@@ -980,13 +980,15 @@ class Poisson(Folder):
         write_pgm_p2(source, self.image_rows())
         out, pgm_out = os.path.join(self.dir, "n.h5"), os.path.join(self.dir, "n.pgm")
         config = os.path.join(CONFIGS, "poisson_gradient_neumann.yaml")
-        for boundary in ("neumann", "periodic"):
+        for boundary, solver in (("neumann", "spectral"), ("periodic", "spectral"), ("neumann", "multigrid"),
+                                 ("periodic", "multigrid")):
             self.run_ok(config, out, f"output.pgm={pgm_out}", "problem.source=pgm", f"problem.file={source}",
-                        f"poisson.boundary={boundary}", options=["--overwrite"])
+                        f"poisson.boundary={boundary}", f"poisson.solver={solver}", "poisson.tolerance=1e-13",
+                        "poisson.max_iterations=60", options=["--overwrite"])
             self.assertEqual(read_pgm(pgm_out), self.image_rows(), boundary)
             with h5py.File(out, "r") as f:
                 output = f["output"].attrs
-                self.assertEqual(output["method"], "spectral")
+                self.assertEqual(output["method"], solver)
                 self.assertLess(output["error_max_abs"], 1e-9, boundary)
                 solution = f["output/solution"][()]
             image = [[float(v) for v in row] for row in self.image_rows()]

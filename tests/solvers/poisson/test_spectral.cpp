@@ -233,48 +233,11 @@ TEST(PoissonSpectral, ToleranceMetIsReportedAsConverged) {
   EXPECT_EQ(report.iterations, 1);
 }
 
-// L X on the whole grid with the boundary's neighbour rule (options.hpp),
-// written here independently of the solver's.
-HostGrid whole_grid_laplacian(const HostGrid& x, Boundary boundary) {
-  const long rows = long(x.rows), cols = long(x.cols);
-  const auto at = [&](long k, long extent) {
-    if (boundary == Boundary::periodic) return (k + extent) % extent;
-    return k < 0 ? 1 : k == extent ? extent - 2 : k;
-  };
-  HostGrid result(x.rows, x.cols);
-  for (long i = 0; i < rows; ++i)
-    for (long j = 0; j < cols; ++j)
-      result(i, j) =
-          x(at(i - 1, rows), j) + x(at(i + 1, rows), j) + x(i, at(j - 1, cols)) + x(i, at(j + 1, cols)) - 4 * x(i, j);
-  return result;
-}
-
-// A random solution with the boundary's zero mean (plain or trapezoid
-// weighted) and B = L X for it: the solve must return X.
-Problem whole_grid_problem(std::size_t rows, std::size_t cols, Boundary boundary, unsigned seed) {
-  HostGrid exact = testing::random_grid(rows, cols, seed);
-  const auto weight = [&](std::size_t i, std::size_t j) {
-    if (boundary == Boundary::periodic) return 1.0;
-    return (i == 0 || i + 1 == rows ? 0.5 : 1.0) * (j == 0 || j + 1 == cols ? 0.5 : 1.0);
-  };
-  double sum = 0, weights = 0;
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < cols; ++j) {
-      sum += weight(i, j) * exact(i, j);
-      weights += weight(i, j);
-    }
-  for (double& v : exact.values) v -= sum / weights;
-  Problem problem;
-  problem.rhs = whole_grid_laplacian(exact, boundary);
-  problem.start = HostGrid(rows, cols);
-  problem.exact = exact;
-  return problem;
-}
-
 TEST(PoissonSpectral, NeumannAndPeriodicReturnTheSolutionOfZeroMean) {
   for (const Boundary boundary : {Boundary::neumann, Boundary::periodic})
     for (const Size size : sizes) {
-      const Problem problem = whole_grid_problem(size.rows, size.cols, boundary, unsigned(size.rows + 7 * size.cols));
+      const Problem problem =
+          testing::whole_grid_problem(size.rows, size.cols, boundary, unsigned(size.rows + 7 * size.cols));
       SolveReport report;
       const HostGrid x = run_spectral<double>(problem, &report, 0, boundary);
       EXPECT_LE(relative_difference(x, *problem.exact), 1e-11)
@@ -301,7 +264,7 @@ TEST(PoissonSpectral, ThePortableFftGivesTheExactSolutionsToo) {
               1e-4)
         << "float " << size.rows << "x" << size.cols;
     for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
-      const Problem whole = whole_grid_problem(size.rows, size.cols, boundary, seed + 1);
+      const Problem whole = testing::whole_grid_problem(size.rows, size.cols, boundary, seed + 1);
       EXPECT_LE(
           relative_difference(run_spectral<double>(whole, nullptr, 0, boundary, SpectralFft::portable), *whole.exact),
           1e-11)
