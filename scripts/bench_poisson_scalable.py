@@ -7,7 +7,7 @@
      same discrete problem on this host and, where CuPy works, a CuPy DST-I solve on the GPU (both peers
      are written below, timed in the same run);
   2. one large grid (--large, default 8192^2): spectral (both FFTs) and multigrid in float to 1e-6, spectral
-     (both FFTs) in double to 1e-10, the peers again, and the STREAM copy bandwidth measured in the same run for multigrid's floor;
+     (both FFTs) in double to 1e-10, spectral and multigrid on the neumann boundary in float to 1e-6, the peers again, and the STREAM copy bandwidth measured in the same run for multigrid's floor;
   3. multigrid cycles and time against the grid size (--sizes), to 1e-8 in double;
   4. with --plot DIR: residual against time for every solver of table 1 on one axis, and cycles against size.
 
@@ -163,17 +163,21 @@ def main():
         rows = []
         for solver, precision, tolerance in (("spectral", "float", 1e-6), ("spectral_portable", "float", 1e-6),
                                              ("multigrid", "float", 1e-6), ("spectral", "double", 1e-10),
-                                             ("spectral_portable", "double", 1e-10), ("multigrid", "double", 1e-10)):
-            fft = ["poisson.spectral.fft=portable"] if solver == "spectral_portable" else []
+                                             ("spectral_portable", "double", 1e-10), ("multigrid", "double", 1e-10),
+                                             ("spectral_neumann", "float", 1e-6), ("multigrid_neumann", "float", 1e-6)):
+            extra = {"spectral_portable": ["poisson.spectral.fft=portable"],
+                     "spectral_neumann": ["poisson.boundary=neumann"],
+                     "multigrid_neumann": ["poisson.boundary=neumann"]}.get(solver, [])
             r = solve(args.bin, TALK, os.path.join(args.out, f"large_{solver}_{precision}.h5"), *grid,
                       f"poisson.solver={solver.split('_')[0]}", f"precision={precision}",
-                      f"poisson.tolerance={tolerance}", *fft)
+                      f"poisson.tolerance={tolerance}", *extra)
             floor = ""
-            if solver == "multigrid":
+            if solver.startswith("multigrid"):
                 size = 4 if precision == "float" else 8
                 floor_s = ACCESSES_PER_POINT_PER_CYCLE * size * (n - 2) ** 2 / (copy * 1e9)
                 floor = f"{floor_s * 1e3:.2f} ms/cycle; {r['seconds'] / r['iterations'] / floor_s:.2f}x of it"
-            rows.append([solver.replace("_portable", " (portable FFT)"), precision, f"{tolerance:g}", str(r["iterations"]), f"{r['seconds'] * 1e3:.2f}",
+            rows.append([solver.replace("_portable", " (portable FFT)").replace("_neumann", " (neumann)"), precision,
+                         f"{tolerance:g}", str(r["iterations"]), f"{r['seconds'] * 1e3:.2f}",
                          f"{r['residual']:.2e}", floor])
         print(f"Poisson {n}x{n}; STREAM copy in this run {copy:.0f} GB/s; multigrid floor = "
               f"{ACCESSES_PER_POINT_PER_CYCLE:.1f} accesses per point per cycle at that bandwidth\n")

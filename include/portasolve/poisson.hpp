@@ -7,7 +7,9 @@
 //       rhs:     B, the same extents (its ring is ignored for dirichlet);
 //       options: SolverOptions (method jacobi | jacobi_blocked | cg | cg_fused |
 //                multigrid | spectral | automatic, tolerance, max_iterations,
-//                boundary dirichlet | neumann | periodic, per-method tuning);
+//                boundary dirichlet | neumann | periodic (the last two:
+//                spectral and multigrid), spectral_fft library | portable,
+//                per-method tuning);
 //       on_check: called on the host after each residual check, may throw.
 //   poisson::solve(exec, x, rhs, options[, on_check]): the same on the
 //       execution space instance exec (its CUDA stream): every kernel, copy
