@@ -37,8 +37,8 @@ def solve(rhs, boundary=0.0, *, method="auto", tol=None, maxiter=1000, x0=None, 
     interior, rhs's ring unused); or "neumann" / "periodic": no fixed values,
     L x = rhs at every point with mirrored / wrapped neighbours, rhs summing
     to zero (trapezoid-weighted for neumann) and x the zero-mean solution
-    (spectral method only). method: one of METHODS; "auto" picks the fastest
-    that applies (spectral where the build has an FFT). tol: the relative
+    (the spectral and multigrid methods). method: one of METHODS; "auto"
+    picks the fastest that applies (spectral, on every backend). tol: the relative
     residual ||rhs - L x|| / ||rhs - L x_start|| to stop at (default 1e-10,
     1e-5 in float32; 0 runs maxiter iterations); x0: the interior to start
     from (default zeros); check_every: iterations between residual checks.

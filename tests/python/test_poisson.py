@@ -58,6 +58,15 @@ def test_periodic(rng):
     np.testing.assert_allclose(x, u - u.mean(), atol=1e-10)
 
 
+def test_periodic_and_neumann_by_multigrid(rng):
+    u = rng.uniform(-1.0, 1.0, (33, 24))  # odd rows: the periodic wrap's seam colour
+    x, report = poisson.solve(periodic_laplacian(u), "periodic", method="multigrid", tol=1e-12, maxiter=60)
+    assert report["method"] == "multigrid" and report["converged"]
+    np.testing.assert_allclose(x, u - u.mean(), atol=1e-9)
+    spectral, _ = poisson.solve(periodic_laplacian(u), "periodic", method="spectral")
+    np.testing.assert_allclose(x, spectral, atol=1e-9)
+
+
 def test_maxiter_stops_without_converging(rng):
     u = rng.uniform(size=(30, 30))
     x, report = poisson.solve(laplacian(u), u, method="jacobi", maxiter=5, check_every=5)
