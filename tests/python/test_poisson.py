@@ -65,6 +65,12 @@ def test_periodic_and_neumann_by_multigrid(rng):
     np.testing.assert_allclose(x, u - u.mean(), atol=1e-9)
     spectral, _ = poisson.solve(periodic_laplacian(u), "periodic", method="spectral")
     np.testing.assert_allclose(x, spectral, atol=1e-9)
+    p = np.pad(u, 1, mode="reflect")  # the mirror: row -1 is row 1
+    mirrored = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u
+    w = np.outer(np.r_[0.5, np.ones(u.shape[0] - 2), 0.5], np.r_[0.5, np.ones(u.shape[1] - 2), 0.5])
+    x, report = poisson.solve(mirrored, "neumann", method="multigrid", tol=1e-12, maxiter=60)
+    assert report["method"] == "multigrid" and report["converged"]
+    np.testing.assert_allclose(x, u - (w * u).sum() / w.sum(), atol=1e-9)
 
 
 def test_maxiter_stops_without_converging(rng):
