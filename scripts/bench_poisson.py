@@ -90,7 +90,7 @@ def main():
         rows.append([f"jacobi_blocked ({r['kernel']})", setting, f"{r['seconds'] * 1e3:.1f}",
                      f"{r['seconds'] / args.sweeps * 1e6:.2f}",
                      f"{r['residual']:.3e}", f"{baseline['baseline_seconds'] / r['seconds']:.2f}"])
-    print(f"Poisson, talk's case: {baseline['cols']}x{baseline['rows']} float32, {args.sweeps} sweeps, "
+    print(f"Poisson, talk's case: {baseline['rows']}x{baseline['cols']} (rows x cols) float32, {args.sweeps} sweeps, "
           f"{baseline['space']} on {baseline['device']}\n")
     print_table(["solver", "k:tile", "time (ms)", "us/sweep", "relative residual", "speedup"], rows)
 
@@ -112,7 +112,7 @@ def main():
 
     if args.numpy:
         seconds = numpy_sweep_seconds(baseline["rows"], baseline["cols"], 200)
-        print(f"NumPy slicing Jacobi, {baseline['cols']}x{baseline['rows']} float32: {seconds * 1e6:.1f} us/sweep; "
+        print(f"NumPy slicing Jacobi, {baseline['rows']}x{baseline['cols']} (rows x cols) float32: {seconds * 1e6:.1f} us/sweep; "
               f"plain jacobi here {baseline['baseline_seconds'] / args.sweeps * 1e6:.2f} us/sweep "
               f"({seconds / (baseline['baseline_seconds'] / args.sweeps):.1f}x)\n")
 
@@ -137,12 +137,12 @@ def main():
         rows.append([f"jacobi_blocked ({r['kernel']})", setting, f"{per_sweep * 1e3:.3f}",
                      f"{bytes_per_sweep / per_sweep / 1e9:.0f}", f"{bytes_per_sweep / per_sweep / 1e9 / copy:.2f}",
                      f"{plain / per_sweep:.2f}", f"{r['residual']:.6e}"])
-    print(f"Poisson, {r['cols']}x{r['rows']} float32, {args.large_sweeps} sweeps; STREAM copy in the same run: "
+    print(f"Poisson, {r['rows']}x{r['cols']} (rows x cols) float32, {args.large_sweeps} sweeps; STREAM copy in the same run: "
           f"{copy:.0f} GB/s. Effective bandwidth = 12 bytes per interior point per sweep / time.\n")
     print_table(["solver", "k:tile", "ms/sweep", "effective GB/s", "/ copy", "vs plain", "relative residual"], rows)
     if args.numpy:
         seconds = numpy_sweep_seconds(r["rows"], r["cols"], 3)
-        print(f"NumPy slicing Jacobi, {r['cols']}x{r['rows']} float32: {seconds * 1e3:.1f} ms/sweep "
+        print(f"NumPy slicing Jacobi, {r['rows']}x{r['cols']} (rows x cols) float32: {seconds * 1e3:.1f} ms/sweep "
               f"(plain jacobi here {plain / seconds:.3f}x of it, i.e. {seconds / plain:.1f}x faster)\n")
 
 

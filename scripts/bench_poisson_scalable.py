@@ -147,7 +147,7 @@ def main():
         rows.append([name, str(r["iterations"]), f"{r['seconds'] * 1e3:.3f}", f"{r['residual']:.2e}",
                      f"{r['error']:.2e}"])
     first = next(iter(results.values()))
-    print(f"Poisson, talk's case {first['cols']}x{first['rows']} float32 to 1.6e-6, {first['space']} on "
+    print(f"Poisson, talk's case {first['rows']}x{first['cols']} (rows x cols) float32 to 1.6e-6, {first['space']} on "
           f"{first['device']}\n")
     print_table(["solver", "iterations", "time (ms)", "relative residual", "max error against the image"], rows)
     print("Peers, the same discrete problem (random data, boundary folded in), timed in this run:\n")
@@ -239,7 +239,7 @@ def plot(folder, results, scaling):
         ax.semilogy(history[:, 0] * per_iteration * 1e3, history[:, 1], marker=".", label=f"{name} ({r['iterations']})")
     ax.set_xlabel("time (ms; check k at k x solve time / iterations)")
     ax.set_ylabel("relative residual")
-    ax.set_title(f"Talk's case {r['cols']}x{r['rows']} float32, {r['space']}")
+    ax.set_title(f"Talk's case {r['rows']}x{r['cols']} (rows x cols) float32, {r['space']}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -5,6 +5,8 @@
 // coarsest level's right-hand side is projected on the compatible ones
 // before it is relaxed, and after every cycle the solution is shifted to
 // the zero weighted mean the spectral method returns.
+#include "solvers/poisson/multigrid_whole_grid.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -16,7 +18,6 @@
 #include "core/spaces.hpp"
 #include "solvers/poisson/methods.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
-#include "solvers/poisson/multigrid_whole_grid.hpp"
 #include "solvers/poisson/whole_grid.hpp"
 
 namespace portasolve::poisson {
@@ -49,8 +50,8 @@ void links_of(const WholeAxis& axis, int i, Link& below, Link& above) {
 
 template <class Value>
 Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> device_copy(const std::vector<Value>& values, const char* label) {
-  Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                                                           values.size());
+  Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> view(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
   const auto host = Kokkos::create_mirror_view(view);
   for (std::size_t k = 0; k < values.size(); ++k) host(k) = values[k];
   Kokkos::deep_copy(view, host);
@@ -59,7 +60,7 @@ Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> device_copy(const std::vecto
 
 template <class Value, int Width>
 Kokkos::View<Value* [Width], Kokkos::LayoutRight, MemSpace> device_copy(const std::vector<Value>& values,
-                                                                       const char* label) {
+                                                                        const char* label) {
   Kokkos::View<Value* [Width], Kokkos::LayoutRight, MemSpace> view(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size() / Width);
   const auto host = Kokkos::create_mirror_view(view);
@@ -111,6 +112,8 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
   transfer.coarsened = coarsen;
   if (!coarsen) return transfer;
   const WholeAxis coarse = coarser(fine, true);
+  transfer.fine_points = fine.points;
+  transfer.coarse_points = coarse.points;
   const std::vector<double> fine_volumes = axis_volumes(fine), coarse_volumes = axis_volumes(coarse);
   const int n = fine.points;
   // Interpolation: a fine point on a coarse one takes its value; one between
@@ -120,7 +123,7 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
   std::vector<double> source_weight(2 * n, 0);
   for (int i = 0; i < n; ++i) {
     const int left = std::min(i / 2, coarse.points - 1);  // coarse point c sits at fine 2c
-    const double below = i - 2 * left;                      // fine spacings to it
+    const double below = i - 2 * left;                    // fine spacings to it
     source_index[2 * i] = left;
     source_weight[2 * i] = 1;
     source_count[i] = 1;
@@ -174,8 +177,8 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
   return transfer;
 }
 
-std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols,
-                                                                    bool periodic, int coarsest_size) {
+std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols, bool periodic,
+                                                                   int coarsest_size) {
   std::vector<std::pair<WholeAxis, WholeAxis>> axes{{finest_axis(rows, periodic), finest_axis(cols, periodic)}};
   for (;;) {
     const WholeAxis r = axes.back().first, c = axes.back().second;
@@ -291,7 +294,8 @@ class WholeGridHierarchy {
       level.row_axis = axes[l].first;
       level.col_axis = axes[l].second;
       const int rows = level.row_axis.points, cols = level.col_axis.points;
-      level.op = WholeGridOperator<T>{axis_stencil<T>(level.row_axis), axis_stencil<T>(level.col_axis), rows, cols};
+      level.op = WholeGridOperator<T>{axis_stencil<T>(level.row_axis), axis_stencil<T>(level.col_axis), rows, cols,
+                                      T(level.row_axis.coupling),      T(level.col_axis.coupling)};
       const std::string name = "poisson_mg_whole_" + std::to_string(l);
       if (l == 0) {
         level.u = x;
@@ -303,10 +307,8 @@ class WholeGridHierarchy {
       if (smoother_residual) level.residual = zeroed_on<View2D<T>>(exec, name + "_residual", rows, cols);
       if (smoother_step) level.step = zeroed_on<View2D<T>>(exec, name + "_step", rows, cols);
       if (l + 1 < axes.size()) {
-        level.row_transfer =
-            whole_grid_transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
-        level.col_transfer =
-            whole_grid_transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
+        level.row_transfer = whole_grid_transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
+        level.col_transfer = whole_grid_transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
       }
       level.row_seam = has_seam(level.row_axis) ? rows - 1 : -1;
       level.col_seam = has_seam(level.col_axis) ? cols - 1 : -1;
@@ -318,8 +320,8 @@ class WholeGridHierarchy {
     const WholeLevel<T>& coarsest = levels_.back();
     coarsest_row_volume_ = device_copy(axis_volumes(coarsest.row_axis), "poisson_mg_whole_row_volume");
     coarsest_col_volume_ = device_copy(axis_volumes(coarsest.col_axis), "poisson_mg_whole_col_volume");
-    coarsest_sweeps_ =
-        std::max(least_coarsest_sweeps, sweeps_per_coarsest_point * coarsest.row_axis.points * coarsest.col_axis.points);
+    coarsest_sweeps_ = std::max(least_coarsest_sweeps,
+                                sweeps_per_coarsest_point * coarsest.row_axis.points * coarsest.col_axis.points);
     chebyshev_ = chebyshev_coefficients(std::max(options.pre_sweeps, options.post_sweeps));
   }
 
@@ -392,16 +394,16 @@ class WholeGridHierarchy {
   void solve_coarsest(const ExecSpace& exec) {
     WholeLevel<T>& level = levels_.back();
     Kokkos::parallel_for("poisson_mg_whole_coarsest", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                         SerialWholeGridSolve<T>{level.u, level.f, level.op, coarsest_row_volume_,
-                                                 coarsest_col_volume_, coarsest_sweeps_});
+                         SerialWholeGridSolve<T>{level.u, level.f, level.op, coarsest_row_volume_, coarsest_col_volume_,
+                                                 coarsest_sweeps_});
   }
 
   void restrict_residual(const ExecSpace& exec, std::size_t l) {
     const WholeLevel<T>& fine = levels_[l];
     const WholeLevel<T>& coarse = levels_[l + 1];
-    for_rectangle(exec, "poisson_mg_whole_restrict_residual", whole_grid(coarse.op.rows, coarse.op.cols),
-                  RestrictResidual<T, Op, Tr>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer,
-                                              coarse.u, coarse.f});
+    for_rectangle(
+        exec, "poisson_mg_whole_restrict_residual", whole_grid(coarse.op.rows, coarse.op.cols),
+        RestrictResidual<T, Op, Tr>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f});
   }
 
   void prolong_and_correct(const ExecSpace& exec, std::size_t l) {

@@ -67,19 +67,30 @@ struct AxisStencil {
   Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> lower_weight, upper_weight;
 };
 
-// L u on a whole-grid level: the two directions' stencils added.
+// L u on a whole-grid level: the two directions' stencils added. Points
+// off the grid's edges have unit links and volumes, so their weights are
+// the couplings cy, cx themselves (the tables hold the same values): they
+// skip the tables, which only the edge rows and columns need.
 template <class T>
 struct WholeGridOperator {
   AxisStencil<T> along_rows, along_cols;  // along i, along j
   int rows, cols;
+  T cy, cx;  // the couplings along i and j
 
+  KOKKOS_INLINE_FUNCTION bool inside(const int i, const int j) const {
+    return i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
+  }
   KOKKOS_INLINE_FUNCTION T diagonal(const int i, const int j) const {
+    if (inside(i, j)) return cy + cy + cx + cx;
     return along_rows.lower_weight(i) + along_rows.upper_weight(i) + along_cols.lower_weight(j) +
            along_cols.upper_weight(j);
   }
   // The neighbours' weighted sum, formed in Sum.
   template <class Sum, class Grid>
   KOKKOS_INLINE_FUNCTION Sum around(const Grid& u, const int i, const int j) const {
+    if (inside(i, j))
+      return Sum(cy) * Sum(u(i - 1, j)) + Sum(cy) * Sum(u(i + 1, j)) + Sum(cx) * Sum(u(i, j - 1)) +
+             Sum(cx) * Sum(u(i, j + 1));
     return Sum(along_rows.lower_weight(i)) * Sum(u(along_rows.lower(i), j)) +
            Sum(along_rows.upper_weight(i)) * Sum(u(along_rows.upper(i), j)) +
            Sum(along_cols.lower_weight(j)) * Sum(u(i, along_cols.lower(j))) +
@@ -96,12 +107,16 @@ struct WholeGridOperator {
 // per fine point its coarse sources (interpolation), per coarse point its
 // fine gathers (restriction), with weights; the identity where the
 // direction is not coarsened.
+// Away from a line's ends the weights are linear interpolation's and full
+// weighting's (the tables hold the same values): those points skip the
+// tables.
 template <class T>
 struct WholeGridTransfer {
   // Fine points a coarse point gathers: 2c - 1, 2c, 2c + 1, and for point 0
   // of an odd periodic line both points of the segment its wrap link spans.
   static constexpr int most_gathers = 4;
   bool coarsened = false;
+  int fine_points = 0, coarse_points = 0;
   Kokkos::View<const int* [2], Kokkos::LayoutRight, MemSpace> source_index;
   Kokkos::View<const T* [2], Kokkos::LayoutRight, MemSpace> source_weight;
   Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> source_count;
@@ -115,6 +130,17 @@ struct WholeGridTransfer {
       weight[0] = T(1);
       return 1;
     }
+    if (i + 3 < fine_points) {
+      if (i % 2 == 0) {
+        index[0] = i / 2;
+        weight[0] = T(1);
+        return 1;
+      }
+      index[0] = (i - 1) / 2;
+      index[1] = (i + 1) / 2;
+      weight[0] = weight[1] = T(0.5);
+      return 2;
+    }
     const int count = source_count(i);
     for (int k = 0; k < count; ++k) {
       index[k] = source_index(i, k);
@@ -127,6 +153,14 @@ struct WholeGridTransfer {
       index[0] = c;
       weight[0] = T(1);
       return 1;
+    }
+    if (c >= 1 && c + 2 < coarse_points && 2 * c + 2 < fine_points) {
+      index[0] = 2 * c - 1;
+      index[1] = 2 * c;
+      index[2] = 2 * c + 1;
+      weight[0] = weight[2] = T(0.25);
+      weight[1] = T(0.5);
+      return 3;
     }
     const int count = gather_count(c);
     for (int k = 0; k < count; ++k) {
@@ -148,7 +182,7 @@ std::vector<double> axis_volumes(const WholeAxis& axis);
 
 // The axes of every level, finest first, coarsened as multigrid_levels.hpp's
 // level_axes does (the weaker-coupled direction waits).
-std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols,
-                                                                    bool periodic, int coarsest_size);
+std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols, bool periodic,
+                                                                   int coarsest_size);
 
 }  // namespace portasolve::poisson::multigrid

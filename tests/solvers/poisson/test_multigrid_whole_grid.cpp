@@ -96,8 +96,7 @@ TEST(PoissonMultigridWholeGrid, VCycleReducesTheResidualTenfoldPerCycle) {
     for (const Size size : {Size{65, 65}, Size{64, 64}, Size{63, 64}, Size{129, 128}, Size{97, 33}}) {
       const Problem problem = testing::whole_grid_problem(size.rows, size.cols, boundary, 7);
       const Solved solved = solve_whole<double>(problem, multigrid_options(boundary, 8, 0));
-      EXPECT_LE(worst_factor(solved.report), 0.15)
-          << name_of(boundary) << " " << size.rows << "x" << size.cols;
+      EXPECT_LE(worst_factor(solved.report), 0.15) << name_of(boundary) << " " << size.rows << "x" << size.cols;
     }
 }
 
