@@ -11,6 +11,7 @@
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/multigrid_cycles.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
 #include "solvers/poisson/multigrid_preconditioner.hpp"
 #include "solvers/poisson/workspace_cache.hpp"
@@ -56,24 +57,13 @@ class Hierarchy {
             bool symmetric = false)
       : options_(options), symmetric_(symmetric) {
     const auto axes = level_axes(x.extent(0), x.extent(1), options.coarsest_size);
-    const bool smoother_residual = options.smoother != MultigridSmoother::rbgs;
-    const bool smoother_step = options.smoother == MultigridSmoother::chebyshev;
     for (std::size_t l = 0; l < axes.size(); ++l) {
       Level<T> level;
       level.row_axis = axes[l].first;
       level.col_axis = axes[l].second;
       level.op = level_operator<T>(level.row_axis, level.col_axis);
       const int rows = level.row_axis.points + 2, cols = level.col_axis.points + 2;
-      const std::string name = "poisson_mg_" + std::to_string(l);
-      if (l == 0) {
-        level.u = x;
-        level.f = rhs;
-      } else {
-        level.u = zeroed_on<View2D<T>>(exec, name + "_u", rows, cols);
-        level.f = zeroed_on<View2D<T>>(exec, name + "_f", rows, cols);
-      }
-      if (smoother_residual) level.residual = zeroed_on<View2D<T>>(exec, name + "_residual", rows, cols);
-      if (smoother_step) level.step = zeroed_on<View2D<T>>(exec, name + "_step", rows, cols);
+      make_level_grids(exec, level, l, rows, cols, x, rhs, options, "poisson_mg_");
       if (l + 1 < axes.size()) {
         level.row_transfer = transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
         level.col_transfer = transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
@@ -92,75 +82,35 @@ class Hierarchy {
     levels_.front().f = rhs;
   }
 
-  void cycle(const ExecSpace& exec, std::size_t l, MultigridCycle shape) {
-    if (l + 1 == levels_.size()) {
-      solve_coarsest(exec);
-      return;
-    }
-    smooth(exec, levels_[l], options_.pre_sweeps);
-    restrict_residual(exec, l);
-    switch (shape) {
-      case MultigridCycle::v:
-        cycle(exec, l + 1, shape);
-        break;
-      case MultigridCycle::w:
-        cycle(exec, l + 1, shape);
-        cycle(exec, l + 1, shape);
-        break;
-      case MultigridCycle::f:
-        cycle(exec, l + 1, MultigridCycle::f);
-        cycle(exec, l + 1, MultigridCycle::v);
-        break;
-    }
-    prolong_and_correct(exec, l);
-    smooth(exec, levels_[l], options_.post_sweeps, symmetric_);
+  void cycle(const ExecSpace& exec, std::size_t l, MultigridCycle shape) { run_cycle(*this, exec, l, shape, options_); }
+  void full_multigrid_cycle(const ExecSpace& exec, MultigridCycle shape) {
+    run_full_multigrid_cycle(*this, exec, shape, options_);
   }
 
-  // Full multigrid: the residual equation restricted to the coarsest level
-  // and solved there, then each finer level starts from the interpolated
-  // coarser solution and runs one cycle.
-  void full_multigrid_cycle(const ExecSpace& exec, MultigridCycle shape) {
-    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) restrict_residual(exec, l);  // zeroes each coarse u
-    solve_coarsest(exec);
-    for (std::size_t l = levels_.size() - 1; l-- > 0;) {
-      prolong_and_correct(exec, l);
-      cycle(exec, l, shape);
-    }
+  // The steps run_cycle takes (multigrid_cycles.hpp).
+  std::size_t depth() const { return levels_.size(); }
+  // Post-smoothing of a symmetric hierarchy sweeps the colours in reverse.
+  void smooth(const ExecSpace& exec, std::size_t l, int sweeps, bool post) {
+    smooth_level(exec, levels_[l], sweeps, post && symmetric_);
   }
 
  private:
-  void smooth(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first = false) {
+  void smooth_level(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first) {
     const GridRectangle points = interior_of(level.op);
-    switch (options_.smoother) {
-      case MultigridSmoother::rbgs:
-        for (int s = 0; s < sweeps; ++s) {
-          if (black_first)
-            for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
-          for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
-          if (!black_first)
-            for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
-        }
-        break;
-      case MultigridSmoother::jacobi:
-        for (int s = 0; s < sweeps; ++s) {
-          for_rectangle(exec, "poisson_mg_residual", points,
-                        LevelResidual<T>{level.u, level.f, level.residual, level.op});
-          for_rectangle(exec, "poisson_mg_jacobi", points,
-                        JacobiCorrection<T>{level.u, level.residual, level.op, static_cast<T>(options_.jacobi_omega)});
-        }
-        break;
-      case MultigridSmoother::chebyshev:
-        for (int s = 0; s < sweeps; ++s) {
-          for_rectangle(exec, "poisson_mg_residual", points,
-                        LevelResidual<T>{level.u, level.f, level.residual, level.op});
-          for_rectangle(exec, "poisson_mg_chebyshev", points,
-                        ChebyshevStep<T>{level.u, level.step, level.residual, level.op,
-                                         static_cast<T>(chebyshev_.keep[s]), static_cast<T>(chebyshev_.scale[s])});
-        }
-        break;
+    if (options_.smoother != MultigridSmoother::rbgs) {
+      smooth_from_residual<T>(exec, points, level, options_, chebyshev_, sweeps);
+      return;
+    }
+    for (int s = 0; s < sweeps; ++s) {
+      if (black_first)
+        for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+      for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+      if (!black_first)
+        for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
     }
   }
 
+ public:
   void solve_coarsest(const ExecSpace& exec) {
     Level<T>& level = levels_.back();
     const GridRectangle points = interior_of(level.op);
@@ -189,6 +139,7 @@ class Hierarchy {
                   ProlongAndCorrect<T>{fine.u, levels_[l + 1].u, fine.row_transfer, fine.col_transfer});
   }
 
+ private:
   MultigridOptions options_;
   bool symmetric_;
   std::vector<Level<T>> levels_;

@@ -150,12 +150,18 @@ struct Level {
   Transfer<T> row_transfer{false, 0, T(0)}, col_transfer{false, 0, T(0)};
 };
 
-// The axes of every level, finest first.
-inline std::vector<std::pair<Axis, Axis>> level_axes(std::int64_t rows, std::int64_t cols, int coarsest_size) {
-  std::vector<std::pair<Axis, Axis>> axes{{Axis{int(rows - 2), 1, 1}, Axis{int(cols - 2), 1, 1}}};
+// The axes of every level from the finest pair: each direction is coarsened
+// while it has two or more points and its coupling is not much weaker than
+// the other's, until a level holds at most coarsest_size points and there
+// are least_levels levels. AxisType has points and coupling, and coarser(a,
+// coarsen) gives its next level (Axis here, WholeAxis for the whole grid).
+template <class AxisType>
+std::vector<std::pair<AxisType, AxisType>> coarsened_axes(const AxisType& rows, const AxisType& cols, int coarsest_size,
+                                                          std::size_t least_levels) {
+  std::vector<std::pair<AxisType, AxisType>> axes{{rows, cols}};
   for (;;) {
-    const Axis r = axes.back().first, c = axes.back().second;
-    if (std::int64_t(r.points) * c.points <= coarsest_size) break;
+    const AxisType r = axes.back().first, c = axes.back().second;
+    if (axes.size() >= least_levels && std::int64_t(r.points) * c.points <= coarsest_size) break;
     const bool can_r = r.points >= 2, can_c = c.points >= 2;
     const bool coarsen_r = can_r && (r.coupling >= strong_coupling_ratio * c.coupling || !can_c);
     const bool coarsen_c = can_c && (c.coupling >= strong_coupling_ratio * r.coupling || !can_r);
@@ -163,6 +169,11 @@ inline std::vector<std::pair<Axis, Axis>> level_axes(std::int64_t rows, std::int
     axes.emplace_back(coarser(r, coarsen_r), coarser(c, coarsen_c));
   }
   return axes;
+}
+
+// The dirichlet levels' axes, finest first.
+inline std::vector<std::pair<Axis, Axis>> level_axes(std::int64_t rows, std::int64_t cols, int coarsest_size) {
+  return coarsened_axes(Axis{int(rows - 2), 1, 1}, Axis{int(cols - 2), 1, 1}, coarsest_size, 1);
 }
 
 // Chebyshev smooths the upper part of D^-1 A's spectrum: [bound / ratio, bound],

@@ -12,11 +12,13 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/poisson/methods.hpp"
+#include "solvers/poisson/multigrid_cycles.hpp"
 #include "solvers/poisson/multigrid_kernels.hpp"
 #include "solvers/poisson/whole_grid.hpp"
 
@@ -48,25 +50,17 @@ void links_of(const WholeAxis& axis, int i, Link& below, Link& above) {
     above = Link{0, axis.gap, true};
 }
 
-template <class Value>
-Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> device_copy(const std::vector<Value>& values, const char* label) {
-  Kokkos::View<Value*, Kokkos::LayoutRight, MemSpace> view(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
-  const auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t k = 0; k < values.size(); ++k) host(k) = values[k];
-  Kokkos::deep_copy(view, host);
-  return view;
-}
-
-template <class Value, int Width>
-Kokkos::View<Value* [Width], Kokkos::LayoutRight, MemSpace> device_copy(const std::vector<Value>& values,
-                                                                        const char* label) {
-  Kokkos::View<Value* [Width], Kokkos::LayoutRight, MemSpace> view(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size() / Width);
-  const auto host = Kokkos::create_mirror_view(view);
-  for (std::size_t k = 0; k < values.size() / Width; ++k)
-    for (int w = 0; w < Width; ++w) host(k, w) = values[k * Width + w];
-  Kokkos::deep_copy(view, host);
+// A host table on the device: `values` as a View of Width values a row
+// (Width 0: a flat View).
+template <class Value, int Width = 0>
+auto device_copy(const std::vector<Value>& values, const char* label) {
+  using Host = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using Shape = std::conditional_t<Width == 0, Value*, Value * [Width == 0 ? 1 : Width]>;
+  const std::size_t rows = Width == 0 ? values.size() : values.size() / (Width == 0 ? 1 : Width);
+  Kokkos::View<Shape, Kokkos::LayoutRight, MemSpace> view(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows);
+  Kokkos::deep_copy(view,
+                    Kokkos::View<Shape, Kokkos::LayoutRight, HostSpace, Host>(const_cast<Value*>(values.data()), rows));
   return view;
 }
 
@@ -179,19 +173,9 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
 
 std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols, bool periodic,
                                                                    int coarsest_size) {
-  std::vector<std::pair<WholeAxis, WholeAxis>> axes{{finest_axis(rows, periodic), finest_axis(cols, periodic)}};
-  for (;;) {
-    const WholeAxis r = axes.back().first, c = axes.back().second;
-    // At least one coarser level, so the finest level's B is never the
-    // coarsest level's (which the coarsest solve projects in place).
-    if (axes.size() > 1 && std::int64_t(r.points) * c.points <= coarsest_size) break;
-    const bool can_r = r.points >= 2, can_c = c.points >= 2;
-    const bool coarsen_r = can_r && (r.coupling >= strong_coupling_ratio * c.coupling || !can_c);
-    const bool coarsen_c = can_c && (c.coupling >= strong_coupling_ratio * r.coupling || !can_r);
-    if (!coarsen_r && !coarsen_c) break;
-    axes.emplace_back(coarser(r, coarsen_r), coarser(c, coarsen_c));
-  }
-  return axes;
+  // At least one coarser level, so the finest level's B is never the
+  // coarsest level's (which the coarsest solve projects in place).
+  return coarsened_axes(finest_axis(rows, periodic), finest_axis(cols, periodic), coarsest_size, 2);
 }
 
 template AxisStencil<float> axis_stencil<float>(const WholeAxis&);
@@ -287,8 +271,6 @@ class WholeGridHierarchy {
                      bool periodic)
       : options_(options) {
     const auto axes = whole_grid_level_axes(x.extent(0), x.extent(1), periodic, options.coarsest_size);
-    const bool smoother_residual = options.smoother != MultigridSmoother::rbgs;
-    const bool smoother_step = options.smoother == MultigridSmoother::chebyshev;
     for (std::size_t l = 0; l < axes.size(); ++l) {
       WholeLevel<T> level;
       level.row_axis = axes[l].first;
@@ -296,16 +278,7 @@ class WholeGridHierarchy {
       const int rows = level.row_axis.points, cols = level.col_axis.points;
       level.op = WholeGridOperator<T>{axis_stencil<T>(level.row_axis), axis_stencil<T>(level.col_axis), rows, cols,
                                       T(level.row_axis.coupling),      T(level.col_axis.coupling)};
-      const std::string name = "poisson_mg_whole_" + std::to_string(l);
-      if (l == 0) {
-        level.u = x;
-        level.f = rhs;
-      } else {
-        level.u = zeroed_on<View2D<T>>(exec, name + "_u", rows, cols);
-        level.f = zeroed_on<View2D<T>>(exec, name + "_f", rows, cols);
-      }
-      if (smoother_residual) level.residual = zeroed_on<View2D<T>>(exec, name + "_residual", rows, cols);
-      if (smoother_step) level.step = zeroed_on<View2D<T>>(exec, name + "_step", rows, cols);
+      make_level_grids(exec, level, l, rows, cols, x, rhs, options, "poisson_mg_whole_");
       if (l + 1 < axes.size()) {
         level.row_transfer = whole_grid_transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
         level.col_transfer = whole_grid_transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
@@ -325,70 +298,25 @@ class WholeGridHierarchy {
     chebyshev_ = chebyshev_coefficients(std::max(options.pre_sweeps, options.post_sweeps));
   }
 
-  void cycle(const ExecSpace& exec, std::size_t l, MultigridCycle shape) {
-    if (l + 1 == levels_.size()) {
-      solve_coarsest(exec);
+  void cycle(const ExecSpace& exec, MultigridCycle shape) { run_cycle(*this, exec, 0, shape, options_); }
+  void full_multigrid_cycle(const ExecSpace& exec, MultigridCycle shape) {
+    run_full_multigrid_cycle(*this, exec, shape, options_);
+  }
+
+  // The steps run_cycle takes (multigrid_cycles.hpp).
+  std::size_t depth() const { return levels_.size(); }
+
+  void smooth(const ExecSpace& exec, std::size_t l, int sweeps, bool /*post: the same sweeps*/) {
+    const WholeLevel<T>& level = levels_[l];
+    const GridRectangle points = whole_grid(level.op.rows, level.op.cols);
+    if (options_.smoother != MultigridSmoother::rbgs) {
+      smooth_from_residual<T>(exec, points, level, options_, chebyshev_, sweeps);
       return;
     }
-    smooth(exec, levels_[l], options_.pre_sweeps);
-    restrict_residual(exec, l);
-    switch (shape) {
-      case MultigridCycle::v:
-        cycle(exec, l + 1, shape);
-        break;
-      case MultigridCycle::w:
-        cycle(exec, l + 1, shape);
-        cycle(exec, l + 1, shape);
-        break;
-      case MultigridCycle::f:
-        cycle(exec, l + 1, MultigridCycle::f);
-        cycle(exec, l + 1, MultigridCycle::v);
-        break;
-    }
-    prolong_and_correct(exec, l);
-    smooth(exec, levels_[l], options_.post_sweeps);
-  }
-
-  void full_multigrid_cycle(const ExecSpace& exec, MultigridCycle shape) {
-    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) restrict_residual(exec, l);
-    solve_coarsest(exec);
-    for (std::size_t l = levels_.size() - 1; l-- > 0;) {
-      prolong_and_correct(exec, l);
-      cycle(exec, l, shape);
-    }
-  }
-
- private:
-  using Op = WholeGridOperator<T>;
-  using Tr = WholeGridTransfer<T>;
-
-  void smooth(const ExecSpace& exec, WholeLevel<T>& level, int sweeps) {
-    const GridRectangle points = whole_grid(level.op.rows, level.op.cols);
-    switch (options_.smoother) {
-      case MultigridSmoother::rbgs:
-        for (int s = 0; s < sweeps; ++s)
-          for (const int colour : level.colours)
-            for_rectangle(exec, "poisson_mg_whole_gauss_seidel", points,
-                          ColouredGaussSeidel<T>{level.u, level.f, level.op, colour, level.row_seam, level.col_seam});
-        break;
-      case MultigridSmoother::jacobi:
-        for (int s = 0; s < sweeps; ++s) {
-          for_rectangle(exec, "poisson_mg_whole_residual", points,
-                        LevelResidual<T, Op>{level.u, level.f, level.residual, level.op});
-          for_rectangle(exec, "poisson_mg_whole_jacobi", points,
-                        JacobiCorrection<T, Op>{level.u, level.residual, level.op, T(options_.jacobi_omega)});
-        }
-        break;
-      case MultigridSmoother::chebyshev:
-        for (int s = 0; s < sweeps; ++s) {
-          for_rectangle(exec, "poisson_mg_whole_residual", points,
-                        LevelResidual<T, Op>{level.u, level.f, level.residual, level.op});
-          for_rectangle(exec, "poisson_mg_whole_chebyshev", points,
-                        ChebyshevStep<T, Op>{level.u, level.step, level.residual, level.op, T(chebyshev_.keep[s]),
-                                             T(chebyshev_.scale[s])});
-        }
-        break;
-    }
+    for (int s = 0; s < sweeps; ++s)
+      for (const int colour : level.colours)
+        for_rectangle(exec, "poisson_mg_whole_gauss_seidel", points,
+                      ColouredGaussSeidel<T>{level.u, level.f, level.op, colour, level.row_seam, level.col_seam});
   }
 
   void solve_coarsest(const ExecSpace& exec) {
@@ -411,6 +339,10 @@ class WholeGridHierarchy {
     for_rectangle(exec, "poisson_mg_whole_prolong_correct", whole_grid(fine.op.rows, fine.op.cols),
                   ProlongAndCorrect<T, Tr>{fine.u, levels_[l + 1].u, fine.row_transfer, fine.col_transfer});
   }
+
+ private:
+  using Op = WholeGridOperator<T>;
+  using Tr = WholeGridTransfer<T>;
 
   MultigridOptions options_;
   std::vector<WholeLevel<T>> levels_;
@@ -446,7 +378,7 @@ void run_whole_grid_multigrid(const ExecSpace& exec, const View2D<T>& x, const V
     if (mg.fmg && done == 0)
       hierarchy.full_multigrid_cycle(exec, mg.cycle);
     else
-      hierarchy.cycle(exec, 0, mg.cycle);
+      hierarchy.cycle(exec, mg.cycle);
     ++done;
     multigrid::remove_weighted_mean(exec, x, periodic);
     if (schedule.record(done, whole_grid_residual_norm(exec, x, rhs, options.boundary))) {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/spaces.hpp"
+#include "solvers/poisson/multigrid_levels.hpp"
 
 namespace portasolve::poisson::multigrid {
 
@@ -180,8 +181,8 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen);
 // The control volumes of a direction's points, in its own spacings.
 std::vector<double> axis_volumes(const WholeAxis& axis);
 
-// The axes of every level, finest first, coarsened as multigrid_levels.hpp's
-// level_axes does (the weaker-coupled direction waits).
+// The axes of every level, finest first (multigrid_levels.hpp's
+// coarsened_axes: the weaker-coupled direction waits).
 std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t rows, std::int64_t cols, bool periodic,
                                                                    int coarsest_size);
 

@@ -1,5 +1,6 @@
 #pragma once
 // Plain float64 host references for the Poisson tests.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "solvers/poisson/problem.hpp"
+#include "solvers/poisson/solver.hpp"
 
 namespace portasolve::poisson::testing {
 
@@ -136,6 +138,24 @@ inline Problem whole_grid_problem(std::size_t rows, std::size_t cols, Boundary b
   problem.start = HostGrid(rows, cols);
   problem.exact = exact;
   return problem;
+}
+
+// Options for `cycles` multigrid V(2,2) cycles at most, to `tolerance`.
+inline SolverOptions multigrid_options(std::int64_t cycles, double tolerance, Boundary boundary = Boundary::dirichlet) {
+  SolverOptions options;
+  options.method = Method::multigrid;
+  options.boundary = boundary;
+  options.max_iterations = cycles;
+  options.tolerance = tolerance;
+  return options;
+}
+
+// The worst ratio of consecutive residuals over a solve's recorded checks.
+inline double worst_factor(const SolveReport& report) {
+  double worst = 0;
+  for (std::size_t k = 1; k < report.history.size(); ++k)
+    worst = std::max(worst, report.history[k].relative_residual / report.history[k - 1].relative_residual);
+  return worst;
 }
 
 }  // namespace portasolve::poisson::testing

@@ -27,13 +27,8 @@ Problem random_problem(std::size_t rows, std::size_t cols, unsigned seed) {
   return problem;
 }
 
-SolverOptions multigrid_options(std::int64_t cycles, double tolerance) {
-  SolverOptions options;
-  options.method = Method::multigrid;
-  options.max_iterations = cycles;
-  options.tolerance = tolerance;
-  return options;
-}
+using testing::multigrid_options;
+using testing::worst_factor;
 
 struct Solved {
   HostGrid x;
@@ -51,14 +46,6 @@ Solved solve_on_device(const Problem& problem, const SolverOptions& options) {
   const double reference = testing::host_residual_norm(problem.start, problem.rhs);
   solved.host_relative_residual = testing::host_residual_norm(solved.x, problem.rhs) / reference;
   return solved;
-}
-
-// The worst ratio of consecutive residuals over the recorded cycles.
-double worst_factor(const SolveReport& report) {
-  double worst = 0;
-  for (std::size_t k = 1; k < report.history.size(); ++k)
-    worst = std::max(worst, report.history[k].relative_residual / report.history[k - 1].relative_residual);
-  return worst;
 }
 
 TEST(PoissonMultigrid, VCycleWithRedBlackGaussSeidelReducesTheResidualTenfoldPerCycle) {

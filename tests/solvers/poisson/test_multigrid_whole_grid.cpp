@@ -21,13 +21,9 @@ namespace {
 
 const Boundary whole_grid_boundaries[] = {Boundary::neumann, Boundary::periodic};
 
+// Every solve: V(2,2) cycles on `boundary`.
 SolverOptions multigrid_options(Boundary boundary, std::int64_t cycles, double tolerance) {
-  SolverOptions options;
-  options.method = Method::multigrid;
-  options.boundary = boundary;
-  options.max_iterations = cycles;
-  options.tolerance = tolerance;
-  return options;
+  return testing::multigrid_options(cycles, tolerance, boundary);
 }
 
 struct Solved {
@@ -63,12 +59,7 @@ double relative_difference(const HostGrid& got, const HostGrid& want) {
   return std::sqrt(error) / norm(want);
 }
 
-double worst_factor(const SolveReport& report) {
-  double worst = 0;
-  for (std::size_t k = 1; k < report.history.size(); ++k)
-    worst = std::max(worst, report.history[k].relative_residual / report.history[k - 1].relative_residual);
-  return worst;
-}
+using testing::worst_factor;
 
 struct Size {
   std::size_t rows, cols;
