@@ -43,7 +43,8 @@ const std::vector<std::string>& kind_names();  // "complex_forward", ..., "dct1"
 std::string name_of(Kind kind);
 
 // How hard FFTW looks for a fast plan: estimate (no trial runs, the default)
-// or measure (times candidates when the plan is built; cuFFT ignores it).
+// or measure (times candidates when the plan is built; cuFFT and the
+// portable kernels ignore it).
 enum class Planning { estimate, measure };
 
 // Who runs a host plan: the library's threads over the host's cores (the

@@ -232,19 +232,26 @@ void power_of_two_fft(const ExecSpace& exec, std::int64_t rows, std::int64_t P, 
 template <class T>
 Table<T> kernel_spectrum(const ExecSpace& exec, std::int64_t n, std::int64_t P, int sign) {
   using D = Complex<double>;
+  using Grid = Kokkos::View<D**, Kokkos::LayoutRight, MemSpace>;
   const Table<double> chirp = chirp_table<double>(exec, n, sign, 1.0);
-  Kokkos::View<D**, Kokkos::LayoutRight, MemSpace> kernel("fft_portable_kernel", 1, P), even("even", 1, P),
-      odd("odd", 1, P), result("result", 1, P);
+  const Table<double> twiddles = twiddle_table<double>(exec, P);
+  // Every value of each is written before it is read (no zero fill, which
+  // Kokkos 3.4 would run on the default instance).
+  const auto grid = [&](const char* label) {
+    return Grid(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), 1, P);
+  };
+  const Grid kernel = grid("fft_portable_kernel"), even = grid("fft_portable_kernel_even"),
+             odd = grid("fft_portable_kernel_odd"), result = grid("fft_portable_kernel_result");
   Kokkos::parallel_for("fft_portable_kernel",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P),
                        KernelValues<double>{kernel, chirp, n});
-  power_of_two_fft<double>(exec, 1, P, false, twiddle_table<double>(exec, P), Load<double, D>{kernel, {}, P},
-                           Store<double, D>{result, {}, P}, even, odd);
+  power_of_two_fft<double>(exec, 1, P, false, twiddles, Load<double, D>{kernel, {}, P}, Store<double, D>{result, {}, P},
+                           even, odd);
   Table<T> spectrum(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_kernel_spectrum"), P);
   Kokkos::parallel_for("fft_portable_kernel_round",
                        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, P),
                        RoundedRow<T>{result, spectrum});
-  exec.fence();  // the double buffers go on return
+  exec.fence();  // the double tables and buffers go on return
   return spectrum;
 }
 
@@ -262,28 +269,20 @@ class PortableEngine final : public Engine<T> {
       throw std::invalid_argument(
           "FFT plan: the portable implementation launches its own parallel kernels; Threading::caller is for FFTW "
           "plans");
-    const ExecSpace exec;
-    twiddles_ = twiddle_table<T>(exec, P_);
     const std::int64_t buffer_cols = P_;
     even_ =
         View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_even"), batch, buffer_cols);
     odd_ = View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_portable_odd"), batch, buffer_cols);
-    if (P_ != n_) {
-      const int sign = backward_ ? 1 : -1;
-      chirp_in_ = chirp_table<T>(exec, n_, sign, 1.0);
-      chirp_out_ = chirp_table<T>(exec, n_, sign, 1.0 / double(P_));
-      kernel_ = kernel_spectrum<T>(exec, n_, P_, sign);
-    }
     if (kind == Kind::dst1 || kind == Kind::dct1) {
       extended_ = View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_extended"), batch, n_);
       spectrum_ =
           View2D<Complex<T>>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fft_spectrum"), batch, n_ / 2 + 1);
     }
-    exec.fence();  // tables ready for runs on any instance
   }
 
   void run(const ExecSpace& exec, const void* in, void* out) override {
     using C = Complex<T>;
+    if (!twiddles_.data()) make_tables(exec);
     switch (kind_) {
       case Kind::complex_forward:
       case Kind::complex_backward:
@@ -310,6 +309,18 @@ class PortableEngine final : public Engine<T> {
   }
 
  private:
+  // Twiddles, chirps and Bluestein's kernel spectrum, built by the first run
+  // on its instance (later runs are ordered after it: Plan's contract), so a
+  // plan made inside a solve on an instance launches nothing elsewhere.
+  void make_tables(const ExecSpace& exec) {
+    twiddles_ = twiddle_table<T>(exec, P_);
+    if (P_ == n_) return;
+    const int sign = backward_ ? 1 : -1;
+    chirp_in_ = chirp_table<T>(exec, n_, sign, 1.0);
+    chirp_out_ = chirp_table<T>(exec, n_, sign, 1.0 / double(P_));
+    kernel_ = kernel_spectrum<T>(exec, n_, P_, sign);
+  }
+
   // The length-n transform of the rows `input` reads into the first
   // out_length values of out's rows.
   template <class Value, class OutValue>

@@ -84,7 +84,8 @@ void smooth_from_residual(const ExecSpace& exec, const GridRectangle& points, co
                           const MultigridOptions& options, const ChebyshevCoefficients& chebyshev, int sweeps) {
   using Op = decltype(level.op);
   for (int s = 0; s < sweeps; ++s) {
-    for_rectangle(exec, "poisson_mg_residual", points, LevelResidual<T, Op>{level.u, level.f, level.residual, level.op});
+    for_rectangle(exec, "poisson_mg_residual", points,
+                  LevelResidual<T, Op>{level.u, level.f, level.residual, level.op});
     if (options.smoother == MultigridSmoother::jacobi)
       for_rectangle(exec, "poisson_mg_jacobi", points,
                     JacobiCorrection<T, Op>{level.u, level.residual, level.op, static_cast<T>(options.jacobi_omega)});

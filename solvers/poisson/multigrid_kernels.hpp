@@ -2,7 +2,7 @@
 // Multigrid's kernels on one level (multigrid_levels.hpp): smoothing sweeps,
 // the residual restricted to the coarser level in one pass, the coarse
 // correction interpolated and added in one pass. Each level solves L u = f;
-// coarse levels hold corrections, their rings zero. The kernels after the
+// coarse levels hold corrections (dirichlet: their rings zero). The kernels after the
 // red-black sweeps take any level operator Op (apply<Sum>(u, i, j),
 // diagonal(i, j)) and transfer Tr (sources, gathers): the dirichlet levels'
 // by default, the whole-grid levels' (multigrid_whole_grid.hpp) too.

@@ -1,6 +1,6 @@
 // Multigrid on the whole-grid boundaries (neumann, periodic): the levels of
-// multigrid_whole_grid.hpp, the cycles of multigrid.cpp (V, W, F, the full
-// multigrid start), the same smoothers. The operator is singular (constants
+// multigrid_whole_grid.hpp, the cycles of multigrid_cycles.hpp (V, W, F, the
+// full multigrid start) that the dirichlet multigrid runs, the same smoothers. The operator is singular (constants
 // solve L u = 0): a compatible B stays compatible under restriction, the
 // coarsest level's right-hand side is projected on the compatible ones
 // before it is relaxed, and after every cycle the solution is shifted to
@@ -51,16 +51,18 @@ void links_of(const WholeAxis& axis, int i, Link& below, Link& above) {
 }
 
 // A host table on the device: `values` as a View of Width values a row
-// (Width 0: a flat View).
+// (Width 0: a flat View), copied on exec, which is fenced (the vector goes
+// after the call; no other instance waits).
 template <class Value, int Width = 0>
-auto device_copy(const std::vector<Value>& values, const char* label) {
+auto device_copy(const ExecSpace& exec, const std::vector<Value>& values, const char* label) {
   using Host = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using Shape = std::conditional_t<Width == 0, Value*, Value * [Width == 0 ? 1 : Width]>;
   const std::size_t rows = Width == 0 ? values.size() : values.size() / (Width == 0 ? 1 : Width);
   Kokkos::View<Shape, Kokkos::LayoutRight, MemSpace> view(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows);
-  Kokkos::deep_copy(view,
+  Kokkos::deep_copy(exec, view,
                     Kokkos::View<Shape, Kokkos::LayoutRight, HostSpace, Host>(const_cast<Value*>(values.data()), rows));
+  exec.fence();
   return view;
 }
 
@@ -83,7 +85,7 @@ std::vector<double> axis_volumes(const WholeAxis& axis) {
 }
 
 template <class T>
-AxisStencil<T> axis_stencil(const WholeAxis& axis) {
+AxisStencil<T> axis_stencil(const ExecSpace& exec, const WholeAxis& axis) {
   const std::vector<double> volumes = axis_volumes(axis);
   std::vector<int> lower(axis.points), upper(axis.points);
   std::vector<T> lower_weight(axis.points), upper_weight(axis.points);
@@ -95,13 +97,14 @@ AxisStencil<T> axis_stencil(const WholeAxis& axis) {
     lower_weight[i] = below.present ? T(axis.coupling / (below.distance * volumes[i])) : T(0);
     upper_weight[i] = above.present ? T(axis.coupling / (above.distance * volumes[i])) : T(0);
   }
-  return AxisStencil<T>{device_copy(lower, "poisson_mg_whole_lower"), device_copy(upper, "poisson_mg_whole_upper"),
-                        device_copy(lower_weight, "poisson_mg_whole_lower_weight"),
-                        device_copy(upper_weight, "poisson_mg_whole_upper_weight")};
+  return AxisStencil<T>{device_copy(exec, lower, "poisson_mg_whole_lower"),
+                        device_copy(exec, upper, "poisson_mg_whole_upper"),
+                        device_copy(exec, lower_weight, "poisson_mg_whole_lower_weight"),
+                        device_copy(exec, upper_weight, "poisson_mg_whole_upper_weight")};
 }
 
 template <class T>
-WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
+WholeGridTransfer<T> whole_grid_transfer(const ExecSpace& exec, const WholeAxis& fine, bool coarsen) {
   WholeGridTransfer<T> transfer;
   transfer.coarsened = coarsen;
   if (!coarsen) return transfer;
@@ -162,12 +165,12 @@ WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen) {
     gather_count[c] = k;
   }
   std::vector<T> source_weight_t(source_weight.begin(), source_weight.end());
-  transfer.source_index = device_copy<int, 2>(source_index, "poisson_mg_whole_source_index");
-  transfer.source_weight = device_copy<T, 2>(source_weight_t, "poisson_mg_whole_source_weight");
-  transfer.source_count = device_copy(source_count, "poisson_mg_whole_source_count");
-  transfer.gather_index = device_copy<int, most>(gather_index, "poisson_mg_whole_gather_index");
-  transfer.gather_weight = device_copy<T, most>(gather_weight, "poisson_mg_whole_gather_weight");
-  transfer.gather_count = device_copy(gather_count, "poisson_mg_whole_gather_count");
+  transfer.source_index = device_copy<int, 2>(exec, source_index, "poisson_mg_whole_source_index");
+  transfer.source_weight = device_copy<T, 2>(exec, source_weight_t, "poisson_mg_whole_source_weight");
+  transfer.source_count = device_copy(exec, source_count, "poisson_mg_whole_source_count");
+  transfer.gather_index = device_copy<int, most>(exec, gather_index, "poisson_mg_whole_gather_index");
+  transfer.gather_weight = device_copy<T, most>(exec, gather_weight, "poisson_mg_whole_gather_weight");
+  transfer.gather_count = device_copy(exec, gather_count, "poisson_mg_whole_gather_count");
   return transfer;
 }
 
@@ -178,10 +181,10 @@ std::vector<std::pair<WholeAxis, WholeAxis>> whole_grid_level_axes(std::int64_t 
   return coarsened_axes(finest_axis(rows, periodic), finest_axis(cols, periodic), coarsest_size, 2);
 }
 
-template AxisStencil<float> axis_stencil<float>(const WholeAxis&);
-template AxisStencil<double> axis_stencil<double>(const WholeAxis&);
-template WholeGridTransfer<float> whole_grid_transfer<float>(const WholeAxis&, bool);
-template WholeGridTransfer<double> whole_grid_transfer<double>(const WholeAxis&, bool);
+template AxisStencil<float> axis_stencil<float>(const ExecSpace&, const WholeAxis&);
+template AxisStencil<double> axis_stencil<double>(const ExecSpace&, const WholeAxis&);
+template WholeGridTransfer<float> whole_grid_transfer<float>(const ExecSpace&, const WholeAxis&, bool);
+template WholeGridTransfer<double> whole_grid_transfer<double>(const ExecSpace&, const WholeAxis&, bool);
 
 namespace {
 
@@ -249,10 +252,42 @@ struct SubtractValue {
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { x(i, j) -= value; }
 };
 
-// Lexicographic sweeps on the coarsest level (at most coarsest_size points,
-// a few more on a thin grid): enough for rounding at any such size.
-constexpr int sweeps_per_coarsest_point = 8;
-constexpr int least_coarsest_sweeps = 64;
+// The coarsest level is relaxed until its error has fallen by this factor,
+// judged from the Gauss-Seidel rate (as multigrid.cpp does for dirichlet).
+constexpr double coarsest_reduction = 1e-14;
+constexpr int least_coarsest_sweeps = 8;
+// Coarsest levels up to this many points are relaxed by one thread in one
+// launch; larger ones (a large poisson.multigrid.coarsest) by coloured
+// sweeps over all threads.
+constexpr std::int64_t serial_coarsest_points = 256;
+
+// Sweeps for coarsest_reduction: the squared Jacobi rate of the slowest
+// non-constant mode, cos(pi / (N - 1)) along a direction of N points (the
+// neumann line's; a periodic line's cos(2 pi / N) is smaller), weighted by
+// the directions' couplings.
+int whole_grid_coarsest_sweeps(const WholeAxis& rows, const WholeAxis& cols) {
+  constexpr double pi = 3.14159265358979323846;
+  double rate_sum = 0, coupling_sum = 0;
+  for (const WholeAxis& axis : {rows, cols})
+    if (axis.points >= 2) {
+      rate_sum += axis.coupling * std::cos(pi / std::max(axis.points - 1, 2));
+      coupling_sum += axis.coupling;
+    }
+  const double jacobi_rate = coupling_sum > 0 ? rate_sum / coupling_sum : 0;
+  const double rate = jacobi_rate * jacobi_rate;
+  if (!(rate > 0)) return least_coarsest_sweeps;
+  return std::max(least_coarsest_sweeps, static_cast<int>(std::ceil(std::log(coarsest_reduction) / std::log(rate))));
+}
+
+// Sum of V f over a level (its points' control volumes).
+template <class T>
+struct VolumeWeightedSum {
+  View2D<const T> f;
+  Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> row_volume, col_volume;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& sum) const {
+    sum += row_volume(i) * col_volume(j) * double(f(i, j));
+  }
+};
 
 template <class T>
 struct WholeLevel {
@@ -276,12 +311,18 @@ class WholeGridHierarchy {
       level.row_axis = axes[l].first;
       level.col_axis = axes[l].second;
       const int rows = level.row_axis.points, cols = level.col_axis.points;
-      level.op = WholeGridOperator<T>{axis_stencil<T>(level.row_axis), axis_stencil<T>(level.col_axis), rows, cols,
-                                      T(level.row_axis.coupling),      T(level.col_axis.coupling)};
+      level.op = WholeGridOperator<T>{axis_stencil<T>(exec, level.row_axis),
+                                      axis_stencil<T>(exec, level.col_axis),
+                                      rows,
+                                      cols,
+                                      T(level.row_axis.coupling),
+                                      T(level.col_axis.coupling)};
       make_level_grids(exec, level, l, rows, cols, x, rhs, options, "poisson_mg_whole_");
       if (l + 1 < axes.size()) {
-        level.row_transfer = whole_grid_transfer<T>(level.row_axis, axes[l + 1].first.points != level.row_axis.points);
-        level.col_transfer = whole_grid_transfer<T>(level.col_axis, axes[l + 1].second.points != level.col_axis.points);
+        level.row_transfer =
+            whole_grid_transfer<T>(exec, level.row_axis, axes[l + 1].first.points != level.row_axis.points);
+        level.col_transfer =
+            whole_grid_transfer<T>(exec, level.col_axis, axes[l + 1].second.points != level.col_axis.points);
       }
       level.row_seam = has_seam(level.row_axis) ? rows - 1 : -1;
       level.col_seam = has_seam(level.col_axis) ? cols - 1 : -1;
@@ -291,10 +332,13 @@ class WholeGridHierarchy {
       levels_.push_back(level);
     }
     const WholeLevel<T>& coarsest = levels_.back();
-    coarsest_row_volume_ = device_copy(axis_volumes(coarsest.row_axis), "poisson_mg_whole_row_volume");
-    coarsest_col_volume_ = device_copy(axis_volumes(coarsest.col_axis), "poisson_mg_whole_col_volume");
-    coarsest_sweeps_ = std::max(least_coarsest_sweeps,
-                                sweeps_per_coarsest_point * coarsest.row_axis.points * coarsest.col_axis.points);
+    coarsest_row_volume_ = device_copy(exec, axis_volumes(coarsest.row_axis), "poisson_mg_whole_row_volume");
+    coarsest_col_volume_ = device_copy(exec, axis_volumes(coarsest.col_axis), "poisson_mg_whole_col_volume");
+    coarsest_sweeps_ = whole_grid_coarsest_sweeps(coarsest.row_axis, coarsest.col_axis);
+    double row_volume = 0, col_volume = 0;
+    for (const double v : axis_volumes(coarsest.row_axis)) row_volume += v;
+    for (const double v : axis_volumes(coarsest.col_axis)) col_volume += v;
+    coarsest_volume_ = row_volume * col_volume;
     chebyshev_ = chebyshev_coefficients(std::max(options.pre_sweeps, options.post_sweeps));
   }
 
@@ -321,9 +365,23 @@ class WholeGridHierarchy {
 
   void solve_coarsest(const ExecSpace& exec) {
     WholeLevel<T>& level = levels_.back();
-    Kokkos::parallel_for("poisson_mg_whole_coarsest", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                         SerialWholeGridSolve<T>{level.u, level.f, level.op, coarsest_row_volume_, coarsest_col_volume_,
-                                                 coarsest_sweeps_});
+    if (std::int64_t(level.op.rows) * level.op.cols <= serial_coarsest_points) {
+      Kokkos::parallel_for("poisson_mg_whole_coarsest", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                           SerialWholeGridSolve<T>{level.u, level.f, level.op, coarsest_row_volume_,
+                                                   coarsest_col_volume_, coarsest_sweeps_});
+      return;
+    }
+    // The right-hand side made compatible, then coloured sweeps.
+    const GridRectangle points = whole_grid(level.op.rows, level.op.cols);
+    double sum = 0;
+    reduce_rectangle<double>(exec, "poisson_mg_whole_coarsest_mean", points,
+                             VolumeWeightedSum<T>{level.f, coarsest_row_volume_, coarsest_col_volume_}, sum);
+    for_rectangle(exec, "poisson_mg_whole_coarsest_project", points,
+                  SubtractValue<T>{level.f, T(sum / coarsest_volume_)});
+    for (int s = 0; s < coarsest_sweeps_; ++s)
+      for (const int colour : level.colours)
+        for_rectangle(exec, "poisson_mg_whole_coarsest_sweep", points,
+                      ColouredGaussSeidel<T>{level.u, level.f, level.op, colour, level.row_seam, level.col_seam});
   }
 
   void restrict_residual(const ExecSpace& exec, std::size_t l) {
@@ -348,6 +406,7 @@ class WholeGridHierarchy {
   std::vector<WholeLevel<T>> levels_;
   Kokkos::View<double*, Kokkos::LayoutRight, MemSpace> coarsest_row_volume_, coarsest_col_volume_;
   int coarsest_sweeps_ = 1;
+  double coarsest_volume_ = 1;  // the coarsest level's total control volume
   ChebyshevCoefficients chebyshev_;
 };
 

@@ -22,8 +22,8 @@
 // a neumann edge's gap in full). On the finest level that is exactly the
 // mirrored (neumann) or wrapped (periodic) 5-point stencil. V-weighted sums
 // of L u vanish (flux conservation), so restriction R = V_c^-1 P^T V_f
-// (volumes in the finest level's units) keeps a compatible right-hand side
-// compatible; P is linear interpolation (constant beyond a neumann edge's
+// keeps a compatible right-hand side compatible (V_c in the fine level's units: a coarse spacing is two fine
+// ones); P is linear interpolation (constant beyond a neumann edge's
 // last coarse point).
 #include <cstdint>
 #include <vector>
@@ -172,11 +172,12 @@ struct WholeGridTransfer {
   }
 };
 
-// Built on the host and copied to the device (built once per solve).
+// Built on the host once per solve and copied to the device on exec (which
+// they fence).
 template <class T>
-AxisStencil<T> axis_stencil(const WholeAxis& axis);
+AxisStencil<T> axis_stencil(const ExecSpace& exec, const WholeAxis& axis);
 template <class T>
-WholeGridTransfer<T> whole_grid_transfer(const WholeAxis& fine, bool coarsen);
+WholeGridTransfer<T> whole_grid_transfer(const ExecSpace& exec, const WholeAxis& fine, bool coarsen);
 
 // The control volumes of a direction's points, in its own spacings.
 std::vector<double> axis_volumes(const WholeAxis& axis);

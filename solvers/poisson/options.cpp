@@ -124,7 +124,8 @@ void check(const MultigridOptions& options) {
   require(options.pre_sweeps + options.post_sweeps >= 1, "multigrid.pre_sweeps",
           "multigrid needs at least one smoothing sweep (pre_sweeps + post_sweeps >= 1)");
   require(options.coarsest_size >= 1 && options.coarsest_size <= max_coarsest_size, "multigrid.coarsest_size",
-          "multigrid coarsest must be in [1, " + std::to_string(max_coarsest_size) + "] interior points");
+          "multigrid coarsest must be in [1, " + std::to_string(max_coarsest_size) +
+              "] points (dirichlet: interior points)");
   // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
   require(options.jacobi_omega > 0 && options.jacobi_omega <= 1, "multigrid.jacobi_omega",
           "multigrid jacobi_omega must be in (0, 1]");

@@ -60,8 +60,8 @@ struct MultigridOptions {
   MultigridCycle cycle = MultigridCycle::v;
   MultigridSmoother smoother = MultigridSmoother::rbgs;
   int pre_sweeps = 2, post_sweeps = 2;  // smoothing sweeps before and after the coarse correction
-  // Coarsening stops at a level with at most this many interior points; that
-  // level is solved by red-black Gauss-Seidel to rounding.
+  // Coarsening stops at a level with at most this many points (dirichlet:
+  // interior points); that level is solved by Gauss-Seidel to rounding.
   int coarsest_size = 16;
   bool fmg = false;           // full multigrid start (counted as the first cycle)
   double jacobi_omega = 0.8;  // weighted Jacobi smoother's weight, in (0, 1]

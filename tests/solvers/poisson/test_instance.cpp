@@ -91,6 +91,11 @@ std::vector<Case> cases() {
   jacobi_smoother.multigrid.cycle = MultigridCycle::f;
   jacobi_smoother.multigrid.smoother = MultigridSmoother::jacobi;
   add("multigrid f jacobi", jacobi_smoother);
+  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
+    SolverOptions whole = iterations(Method::multigrid, 3, 1);
+    whole.boundary = boundary;
+    add("multigrid " + name_of(boundary), whole);
+  }
   // A tolerance below float's reach: float runs its refinement solves.
   add("spectral dirichlet", iterations(Method::spectral, 3, 1, 1e-12));
   for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
@@ -169,7 +174,7 @@ void expect_real_solve(const Outcome<T>& outcome, const Problem& problem, const 
 template <class T>
 void expect_instance_solves_match_the_default(const char* type) {
   const std::vector<Case> all = cases();
-  ASSERT_GE(all.size(), 19u);
+  ASSERT_GE(all.size(), 21u);
   for (const Case& c : all) {
     const std::string what = c.name + " " + type;
     const Problem problem = problem_for(c.options);

@@ -91,6 +91,25 @@ TEST(PoissonMultigridWholeGrid, VCycleReducesTheResidualTenfoldPerCycle) {
     }
 }
 
+// Thin grids coarsen along their long side down to a line; a large
+// poisson.multigrid.coarsest leaves a coarsest level relaxed by coloured
+// sweeps over all threads: the rate is that of the square grids.
+TEST(PoissonMultigridWholeGrid, ThinGridsAndLargeCoarsestLevelsKeepTheRate) {
+  for (const Boundary boundary : whole_grid_boundaries) {
+    for (const Size size : {Size{400, 5}, Size{5, 400}, Size{1000, 3}}) {
+      const Problem problem = testing::whole_grid_problem(size.rows, size.cols, boundary, 3);
+      const Solved solved = solve_whole<double>(problem, multigrid_options(boundary, 8, 0));
+      EXPECT_LE(worst_factor(solved.report), 0.15) << name_of(boundary) << " " << size.rows << "x" << size.cols;
+    }
+    SolverOptions options = multigrid_options(boundary, 8, 0);
+    options.multigrid.coarsest_size = 1024;  // 65^2 -> 33^2 -> 17^2 = 289 points: the parallel coarsest solve
+    const Problem problem = testing::whole_grid_problem(65, 65, boundary, 4);
+    const Solved solved = solve_whole<double>(problem, options);
+    EXPECT_LE(worst_factor(solved.report), 0.15) << name_of(boundary) << " coarsest 1024";
+    EXPECT_LE(solved.host_relative_residual, 1e-7) << name_of(boundary) << " coarsest 1024";
+  }
+}
+
 TEST(PoissonMultigridWholeGrid, CycleCountDoesNotGrowWithTheGrid) {
   for (const Boundary boundary : whole_grid_boundaries) {
     std::vector<std::int64_t> cycles;
