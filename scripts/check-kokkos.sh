@@ -9,13 +9,16 @@
 #   scripts/check-kokkos.sh [--kokkos-source DIR_OR_TARBALL]
 #                           [--kernels-source DIR_OR_TARBALL]
 #                           [--backend openmp|hip|cuda] [--arch ARCH]
-#                           [--jobs N] [--force]
+#                           [--jobs N] [--force] [--libraries-only]
 #
 # Sources default to the release tarballs in ../shared/deps (beside the
 # repository) when present. --arch is a Kokkos_ARCH_ suffix (hip: AMD_GFX90A by
 # default, cuda: HOPPER90). Patches for one release live in
 # scripts/patches/kokkos-<version>/ and scripts/patches/kokkos-kernels-<version>/
-# (first line: the reason), applied to that release only.
+# (first line: the reason), applied to that release only. --libraries-only
+# builds the solver libraries alone (PORTASOLVE_BUILD_PROGRAM=OFF, no MPI):
+# Kokkos, Kokkos Kernels and the backend's toolkit are all it needs, as on a GPU
+# node without HDF5's and yaml-cpp's development files.
 #
 # Environment: PORTASOLVE_DEPS_DIR cache root (default ~/.cache/portasolve/deps);
 # the install lands in $PORTASOLVE_DEPS_DIR/kokkos-<version>/<backend>[-<arch>].
@@ -31,8 +34,10 @@ backend=openmp
 arch=""
 jobs=$(nproc)
 force=0
+libraries_only=0
 source_option() {
   case "$1" in
+    --libraries-only) libraries_only=1; taken=1 ;;
     --kokkos-source|--kokkos-source=*) option_value "$@"; kokkos_src=$value ;;
     --kernels-source|--kernels-source=*) option_value "$@"; kernels_src=$value ;;
   esac
@@ -190,10 +195,12 @@ fi
 say "building portasolve against it in ${build_dir#"$repo_root"/}"
 mkdir -p "$build_dir"
 start=$SECONDS
+what_built=()
+[ "$libraries_only" -eq 0 ] || what_built=(-DPORTASOLVE_BUILD_PROGRAM=OFF -DPORTASOLVE_MPI=OFF)
 run_logged "$build_dir/configure.log" "portasolve configure" \
   cmake -S "$repo_root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$compiler" -DPORTASOLVE_BACKEND="$backend" \
-  -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix"
+  -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" "${what_built[@]}"
 grep -q "portasolve: Kokkos $((10#${kokkos_version%%.*})).*from $prefix/" "$build_dir/configure.log" ||
   die "portasolve did not pick up the Kokkos in $prefix: $(grep 'portasolve: Kokkos' "$build_dir/configure.log")"
 run_logged "$build_dir/build.log" "portasolve build" cmake --build "$build_dir" --parallel "$jobs"
@@ -201,7 +208,8 @@ t_portasolve=$((SECONDS - start))
 say "portasolve built in $t_portasolve s"
 
 result="compiled only (no $backend device here)"
-if [ "$backend" = openmp ]; then
+[ "$libraries_only" -eq 0 ] || result="solver libraries compiled only (--libraries-only: no program, no tests)"
+if [ "$backend" = openmp ] && [ "$libraries_only" -eq 0 ]; then
   start=$SECONDS
   if ! (cd "$build_dir" && OMP_PROC_BIND=false nice -n 10 ctest --output-on-failure -j 1 > ctest.log 2>&1); then
     grep -E "tests passed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)|Exception|\*\*\*" "$build_dir/ctest.log" >&2 || true

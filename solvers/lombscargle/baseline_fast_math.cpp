@@ -5,9 +5,11 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "solvers/lombscargle/state.hpp"
+#include "solvers/lombscargle/detail/state.hpp"
 
 namespace portasolve::lombscargle::baselines {
+
+using namespace lombscargle::detail;
 
 template <class T>
 void compute_direct_fast_math(Periodogram<T>& p) {

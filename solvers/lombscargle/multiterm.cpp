@@ -1,9 +1,9 @@
-#include "solvers/lombscargle/multiterm.hpp"
+#include "solvers/lombscargle/detail/multiterm.hpp"
 
 #include <type_traits>
 #include <utility>
 
-namespace portasolve::lombscargle {
+namespace portasolve::lombscargle::detail {
 
 namespace {
 
@@ -42,4 +42,4 @@ void launch_multiterm(const ExecSpace& exec, const DeviceData<T>& data, int nter
 template void launch_multiterm(const ExecSpace&, const DeviceData<float>&, int, bool, std::int64_t);
 template void launch_multiterm(const ExecSpace&, const DeviceData<double>&, int, bool, std::int64_t);
 
-}  // namespace portasolve::lombscargle
+}  // namespace portasolve::lombscargle::detail

@@ -12,11 +12,11 @@
 #include "core/host_threads.hpp"
 #include "core/profiling.hpp"
 #include "core/spaces.hpp"
-#include "solvers/lombscargle/nufft_plan.hpp"
+#include "solvers/lombscargle/detail/nufft_plan.hpp"
+#include "solvers/lombscargle/detail/upload.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
-#include "solvers/lombscargle/upload.hpp"
 
-namespace portasolve::lombscargle {
+namespace portasolve::lombscargle::detail {
 
 SpreadingKernel spreading_kernel_for(double tolerance) {
   if (!(tolerance > 0 && tolerance < 1))
@@ -548,4 +548,4 @@ template NufftPlan<double> make_nufft_plan(const ExecSpace&, const DeviceData<do
 template void run_nufft(const ExecSpace&, NufftPlan<float>&, const DeviceData<float>&, const Options&);
 template void run_nufft(const ExecSpace&, NufftPlan<double>&, const DeviceData<double>&, const Options&);
 
-}  // namespace portasolve::lombscargle
+}  // namespace portasolve::lombscargle::detail

@@ -5,9 +5,11 @@
 #include <type_traits>
 
 #include "core/profiling.hpp"
-#include "solvers/lombscargle/upload.hpp"
+#include "solvers/lombscargle/detail/upload.hpp"
 
 namespace portasolve::lombscargle {
+
+using namespace detail;
 
 namespace {
 

@@ -16,11 +16,13 @@
 #include "core/errors.hpp"
 #include "core/host_threads.hpp"
 #include "core/profiling.hpp"
-#include "solvers/lombscargle/multiterm.hpp"
-#include "solvers/lombscargle/state.hpp"
-#include "solvers/lombscargle/upload.hpp"
+#include "solvers/lombscargle/detail/multiterm.hpp"
+#include "solvers/lombscargle/detail/state.hpp"
+#include "solvers/lombscargle/detail/upload.hpp"
 
 namespace portasolve::lombscargle {
+
+using namespace detail;
 
 namespace {
 

@@ -9,11 +9,13 @@
 #include "core/kokkos_compat.hpp"
 #include "core/math.hpp"
 #include "core/names.hpp"
-#include "solvers/lorenz05/kernels.hpp"
-#include "solvers/lorenz05/tendency.hpp"
+#include "solvers/lorenz05/detail/kernels.hpp"
+#include "solvers/lorenz05/detail/tendency.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
 namespace portasolve::lorenz05 {
+
+using namespace detail;
 
 PORTASOLVE_NAMED_ENUM(Layout, layout_names, layout_from_name, "ensemble layout", "automatic", "team", "flat", "vector")
 

@@ -1,8 +1,8 @@
 // The vector layout's launch, apart from ensemble.cpp so that only its
 // kernel gets the compile options CMakeLists.txt gives this file.
-#include "solvers/lorenz05/kernels.hpp"
+#include "solvers/lorenz05/detail/kernels.hpp"
 
-namespace portasolve::lorenz05 {
+namespace portasolve::lorenz05::detail {
 
 template <class T>
 void advance_vector(const ExecSpace& exec, const Coefficients<T>& co, const View2D<T>& states,
@@ -19,4 +19,4 @@ template void advance_vector<float>(const ExecSpace&, const Coefficients<float>&
 template void advance_vector<double>(const ExecSpace&, const Coefficients<double>&, const View2D<double>&,
                                      std::int64_t);
 
-}  // namespace portasolve::lorenz05
+}  // namespace portasolve::lorenz05::detail

@@ -18,12 +18,12 @@
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
 #include "core/spaces.hpp"
-#include "solvers/poisson/cg_kernels.hpp"
-#include "solvers/poisson/cg_resident.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/multigrid_preconditioner.hpp"
+#include "solvers/poisson/detail/cg_kernels.hpp"
+#include "solvers/poisson/detail/cg_resident.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/multigrid_preconditioner.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 namespace {
 
@@ -338,4 +338,4 @@ PORTASOLVE_POISSON_CG(float)
 PORTASOLVE_POISSON_CG(double)
 #undef PORTASOLVE_POISSON_CG
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

@@ -21,12 +21,14 @@
 #include "core/timer.hpp"
 #include "distributed/halo_exchange.hpp"
 #include "distributed/mpi_session.hpp"
-#include "solvers/poisson/cg_kernels.hpp"
-#include "solvers/poisson/check_schedule.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/stencil.hpp"
+#include "solvers/poisson/detail/cg_kernels.hpp"
+#include "solvers/poisson/detail/check_schedule.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
 
 namespace portasolve::poisson {
+
+using namespace detail;
 
 namespace {
 

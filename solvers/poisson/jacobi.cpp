@@ -8,13 +8,13 @@
 
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
-#include "solvers/poisson/jacobi_blocked.hpp"
-#include "solvers/poisson/jacobi_registers.hpp"
-#include "solvers/poisson/jacobi_resident.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/stencil.hpp"
+#include "solvers/poisson/detail/jacobi_blocked.hpp"
+#include "solvers/poisson/detail/jacobi_registers.hpp"
+#include "solvers/poisson/detail/jacobi_resident.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 namespace {
 
@@ -251,4 +251,4 @@ template void run_jacobi<float>(const ExecSpace&, const View2D<float>&, const Vi
 template void run_jacobi<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&, const SolverOptions&,
                                  CheckSchedule&);
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

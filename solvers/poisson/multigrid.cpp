@@ -10,13 +10,13 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/multigrid_cycles.hpp"
-#include "solvers/poisson/multigrid_kernels.hpp"
-#include "solvers/poisson/multigrid_preconditioner.hpp"
-#include "solvers/poisson/workspace_cache.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/multigrid_cycles.hpp"
+#include "solvers/poisson/detail/multigrid_kernels.hpp"
+#include "solvers/poisson/detail/multigrid_preconditioner.hpp"
+#include "solvers/poisson/detail/workspace_cache.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 namespace {
 
@@ -246,4 +246,4 @@ template void run_multigrid<float>(const ExecSpace&, const View2D<float>&, const
 template void run_multigrid<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
                                     const SolverOptions&, CheckSchedule&);
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

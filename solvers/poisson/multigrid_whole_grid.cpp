@@ -5,7 +5,7 @@
 // coarsest level's right-hand side is projected on the compatible ones
 // before it is relaxed, and after every cycle the solution is shifted to
 // the zero weighted mean the spectral method returns.
-#include "solvers/poisson/multigrid_whole_grid.hpp"
+#include "solvers/poisson/detail/multigrid_whole_grid.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,12 +17,12 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/multigrid_cycles.hpp"
-#include "solvers/poisson/multigrid_kernels.hpp"
-#include "solvers/poisson/whole_grid.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/multigrid_cycles.hpp"
+#include "solvers/poisson/detail/multigrid_kernels.hpp"
+#include "solvers/poisson/detail/whole_grid.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 namespace multigrid {
 
@@ -452,4 +452,4 @@ template void run_whole_grid_multigrid<float>(const ExecSpace&, const View2D<flo
 template void run_whole_grid_multigrid<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
                                                const SolverOptions&, CheckSchedule&);
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

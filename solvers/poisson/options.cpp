@@ -8,9 +8,11 @@
 #include "core/kokkos_session.hpp"
 #include "core/names.hpp"
 #include "fft/fft.hpp"
-#include "solvers/poisson/jacobi_resident.hpp"
+#include "solvers/poisson/detail/jacobi_resident.hpp"
 
 namespace portasolve::poisson {
+
+using namespace detail;
 
 namespace {
 

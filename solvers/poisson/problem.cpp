@@ -6,9 +6,11 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
-#include "solvers/poisson/whole_grid.hpp"
+#include "solvers/poisson/detail/whole_grid.hpp"
 
 namespace portasolve::poisson {
+
+using namespace detail;
 
 double laplacian(const HostGrid& x, std::size_t i, std::size_t j) {
   return x(i - 1, j) + x(i + 1, j) + x(i, j - 1) + x(i, j + 1) - 4 * x(i, j);

@@ -6,12 +6,14 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
-#include "solvers/poisson/check_schedule.hpp"
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/stencil.hpp"
-#include "solvers/poisson/whole_grid.hpp"
+#include "solvers/poisson/detail/check_schedule.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
+#include "solvers/poisson/detail/whole_grid.hpp"
 
 namespace portasolve::poisson {
+
+using namespace detail;
 
 CheckSchedule::CheckSchedule(const SolverOptions& options, double reference_norm, const CheckCallback& on_check)
     : options_(options), on_check_(on_check) {

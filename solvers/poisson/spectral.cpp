@@ -16,12 +16,12 @@
 #include <tuple>
 #include <utility>
 
-#include "solvers/poisson/methods.hpp"
-#include "solvers/poisson/spectral_kernels.hpp"
-#include "solvers/poisson/stencil.hpp"
-#include "solvers/poisson/workspace_cache.hpp"
+#include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/spectral_kernels.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
+#include "solvers/poisson/detail/workspace_cache.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 namespace {
 
@@ -228,4 +228,4 @@ template void run_spectral<float>(const ExecSpace&, const View2D<float>&, const 
 template void run_spectral<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&, const SolverOptions&,
                                    CheckSchedule&);
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "solvers/poisson/detail/spectral_kernels.hpp"
+#include "solvers/poisson/detail/whole_grid.hpp"
 #include "solvers/poisson/options.hpp"
-#include "solvers/poisson/spectral_kernels.hpp"
-#include "solvers/poisson/whole_grid.hpp"
 
-namespace portasolve::poisson {
+namespace portasolve::poisson::detail {
 
 template <class T>
 void solve_neumann(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, fft::Implementation fft) {
@@ -120,4 +120,4 @@ template void solve_periodic<float>(const ExecSpace&, const View2D<float>&, cons
 template void solve_periodic<double>(const ExecSpace&, const View2D<double>&, const View2D<double>&,
                                      fft::Implementation);
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve::poisson::detail

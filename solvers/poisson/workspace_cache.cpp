@@ -1,6 +1,6 @@
 // The registry of workspace caches (workspace_cache.hpp): what
 // release_workspaces() empties, and the finalize hook that runs it.
-#include "solvers/poisson/workspace_cache.hpp"
+#include "solvers/poisson/detail/workspace_cache.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <mutex>

@@ -25,10 +25,12 @@
 #include "core/grid_range.hpp"
 #include "core/timer.hpp"
 #include "distributed/halo_exchange.hpp"
-#include "solvers/smoothing/border.hpp"
-#include "solvers/smoothing/taps.hpp"
+#include "solvers/smoothing/detail/border.hpp"
+#include "solvers/smoothing/detail/taps.hpp"
 
 namespace portasolve::smoothing {
+
+using namespace detail;
 
 namespace {
 

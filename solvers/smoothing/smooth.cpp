@@ -7,14 +7,16 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
-#include "solvers/smoothing/launchers.hpp"
-#include "solvers/smoothing/register_bands.hpp"
-#include "solvers/smoothing/separable_columns.hpp"
-#include "solvers/smoothing/separable_tiles.hpp"
-#include "solvers/smoothing/single_pass.hpp"
-#include "solvers/smoothing/taps.hpp"
+#include "solvers/smoothing/detail/launchers.hpp"
+#include "solvers/smoothing/detail/register_bands.hpp"
+#include "solvers/smoothing/detail/separable_columns.hpp"
+#include "solvers/smoothing/detail/separable_tiles.hpp"
+#include "solvers/smoothing/detail/single_pass.hpp"
+#include "solvers/smoothing/detail/taps.hpp"
 
 namespace portasolve::smoothing {
+
+using namespace detail;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "solvers/smoothing/taps.hpp"
+#include "solvers/smoothing/detail/taps.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "core/errors.hpp"
 #include "core/kokkos_compat.hpp"
 
-namespace portasolve::smoothing {
+namespace portasolve::smoothing::detail {
 
 KernelPlan kernel_plan(const SmoothingOptions& options) {
   KernelPlan plan;
@@ -135,4 +135,4 @@ PORTASOLVE_SMOOTHING_TAPS(std::int32_t)
 PORTASOLVE_SMOOTHING_TAPS(float)
 PORTASOLVE_SMOOTHING_TAPS(double)
 
-}  // namespace portasolve::smoothing
+}  // namespace portasolve::smoothing::detail

@@ -7,8 +7,8 @@
 #include <complex>
 #include <random>
 
-#include "solvers/lombscargle/fft.hpp"
-#include "solvers/lombscargle/nufft.hpp"
+#include "solvers/lombscargle/detail/fft.hpp"
+#include "solvers/lombscargle/detail/nufft.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 #include "tests/solvers/lombscargle/helpers.hpp"
 #include "tests/solvers/lombscargle/reference.hpp"
@@ -23,19 +23,20 @@ using ls::testing::uniform_values;
 // against sum_j x_j e^{+2 pi i j k / n} in long double.
 template <class T>
 double fft_error(std::int64_t n, int team_length, int rows) {
-  ls::ComplexRows<T> data("data", rows, n);
+  ls::detail::ComplexRows<T> data("data", rows, n);
   auto host = Kokkos::create_mirror_view(data);
   std::mt19937 rng(static_cast<unsigned>(n + team_length));
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   for (int r = 0; r < rows; ++r)
     for (std::int64_t j = 0; j < n; ++j)
-      host(r, j) = ls::Complex<T>(static_cast<T>(value(rng)), static_cast<T>(value(rng)));
+      host(r, j) = ls::detail::Complex<T>(static_cast<T>(value(rng)), static_cast<T>(value(rng)));
   const auto input = Kokkos::create_mirror(data);
   Kokkos::deep_copy(input, host);
   Kokkos::deep_copy(data, host);
-  const ls::FftShape shape = ls::fft_shape(n, team_length);
+  const ls::detail::FftShape shape = ls::detail::fft_shape(n, team_length);
   EXPECT_EQ(shape.two_level(), n > team_length);
-  ls::fft_rows<T>(portasolve::ExecSpace(), data, ls::twiddle_table<T>(portasolve::ExecSpace(), team_length), shape);
+  ls::detail::fft_rows<T>(portasolve::ExecSpace(), data,
+                          ls::detail::twiddle_table<T>(portasolve::ExecSpace(), team_length), shape);
   Kokkos::deep_copy(host, data);
   double worst = 0, scale = 0;
   for (int r = 0; r < rows; ++r) {
@@ -71,7 +72,7 @@ TEST(Fft, TwoLevelTransformsMatchTheDft) {
 
 TEST(Fft, TeamLengthIsAPowerOfTwoThatFitsAndHonoursTheCap) {
   for (int cap : {0, 64}) {
-    const int length = ls::fft_team_length<double>(cap);
+    const int length = ls::detail::fft_team_length<double>(cap);
     EXPECT_EQ(length & (length - 1), 0);
     EXPECT_GE(length, 64);
     if (cap) {
@@ -81,10 +82,10 @@ TEST(Fft, TeamLengthIsAPowerOfTwoThatFitsAndHonoursTheCap) {
 }
 
 TEST(Nufft, KernelWidthFollowsTheTolerance) {
-  EXPECT_EQ(ls::spreading_kernel_for(1e-12).width, 13);
-  EXPECT_EQ(ls::spreading_kernel_for(1e-7).width, 8);
-  EXPECT_EQ(ls::spreading_kernel_for(1e-3).width, 4);
-  EXPECT_EQ(ls::spreading_kernel_for(1e-30).width, 16);
+  EXPECT_EQ(ls::detail::spreading_kernel_for(1e-12).width, 13);
+  EXPECT_EQ(ls::detail::spreading_kernel_for(1e-7).width, 8);
+  EXPECT_EQ(ls::detail::spreading_kernel_for(1e-3).width, 4);
+  EXPECT_EQ(ls::detail::spreading_kernel_for(1e-30).width, 16);
 }
 
 ls::Series series_with_dy(std::size_t n, double span, unsigned seed) {

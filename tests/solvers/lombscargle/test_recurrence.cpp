@@ -9,7 +9,7 @@
 #include <random>
 #include <type_traits>
 
-#include "solvers/lombscargle/kernels.hpp"
+#include "solvers/lombscargle/detail/kernels.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
 
 namespace {
@@ -24,12 +24,12 @@ struct AngleAdditionSequence {
 
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
     T seed_cos, seed_sin;
-    ls::seed_cos_sin(first(i) * t(i), seed_cos, seed_sin);
+    ls::detail::seed_cos_sin(first(i) * t(i), seed_cos, seed_sin);
     for (int r = 0; r < steps; ++r) {
       double table_sin, table_cos;
       portasolve::math::sincos_turns(static_cast<double>(r) * step(i) * t(i), table_sin, table_cos);
-      ls::add_angles(seed_cos, seed_sin, static_cast<T>(table_cos), static_cast<T>(table_sin), cosines(i, r),
-                     sines(i, r));
+      ls::detail::add_angles(seed_cos, seed_sin, static_cast<T>(table_cos), static_cast<T>(table_sin), cosines(i, r),
+                             sines(i, r));
     }
   }
 };

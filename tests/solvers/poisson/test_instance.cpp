@@ -15,13 +15,15 @@
 #include <vector>
 
 #include "core/kokkos_session.hpp"
-#include "solvers/poisson/jacobi_resident.hpp"
+#include "solvers/poisson/detail/jacobi_resident.hpp"
 #include "solvers/poisson/solver.hpp"
 #include "tests/instance.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
 namespace portasolve::poisson {
 namespace {
+
+using namespace detail;  // the internals under test
 
 using instance_tests::bit_differences;
 using instance_tests::expect_same_members;

@@ -11,13 +11,15 @@
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
-#include "solvers/poisson/jacobi_resident.hpp"
+#include "solvers/poisson/detail/jacobi_resident.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
 #include "solvers/poisson/solver.hpp"
-#include "solvers/poisson/stencil.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
 namespace portasolve::poisson {
 namespace {
+
+using namespace detail;  // the internals under test
 
 using testing::host_jacobi;
 using testing::max_abs_difference;

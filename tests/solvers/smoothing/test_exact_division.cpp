@@ -1,5 +1,5 @@
 // Integer pixels are finished by a multiply-and-shift division
-// (solvers/smoothing/exact_division.hpp). Checked against plain `//` integer
+// (solvers/smoothing/detail/exact_division.hpp). Checked against plain `//` integer
 // arithmetic: every sum the small pixel types and box windows can produce,
 // and for the 32-bit pixels and the fine Gaussian weights (sums up to 2^58)
 // the ends of the range, the neighbourhood of 0 and of the type's limits,
@@ -20,12 +20,14 @@
 #include <vector>
 
 #include "core/spaces.hpp"
-#include "solvers/smoothing/exact_division.hpp"
+#include "solvers/smoothing/detail/exact_division.hpp"
+#include "solvers/smoothing/detail/taps.hpp"
 #include "solvers/smoothing/options.hpp"
-#include "solvers/smoothing/taps.hpp"
 
 namespace portasolve::smoothing {
 namespace {
+
+using namespace detail;  // the internals under test
 
 __extension__ typedef __int128 Wide;
 

@@ -13,12 +13,14 @@
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
-#include "solvers/smoothing/separable_tiles.hpp"
+#include "solvers/smoothing/detail/separable_tiles.hpp"
 #include "tests/solvers/smoothing/reference.hpp"
 #include "tests/solvers/smoothing/run.hpp"
 
 namespace portasolve::smoothing {
 namespace {
+
+using namespace detail;  // the internals under test
 
 using namespace testing;
 

@@ -1,0 +1,41 @@
+#pragma once
+// Periodogram's device-side state; internal to the solver's translation units.
+#include <memory>
+
+#include "solvers/lombscargle/detail/kernels.hpp"
+#include "solvers/lombscargle/detail/nufft_plan.hpp"
+#include "solvers/lombscargle/periodogram.hpp"
+
+namespace portasolve::lombscargle::detail {
+
+template <class T>
+using StepTable = Kokkos::View<T * [recurrence_steps<T>()], Kokkos::LayoutRight, MemSpace>;
+
+}  // namespace portasolve::lombscargle::detail
+
+namespace portasolve::lombscargle {
+
+// A member of the public class, so it is defined in the class's namespace.
+template <class T>
+struct Periodogram<T>::State {
+  explicit State(const ExecSpace& instance) : exec(instance) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // Its work reads the arrays below: exec is fenced before they go (errors
+  // while unwinding or destroying are dropped: the first one is reported).
+  ~State() {
+    try {
+      exec.fence();
+    } catch (...) {
+    }
+  }
+
+  ExecSpace exec;  // every upload, kernel and transform runs on it
+  detail::DeviceData<T> data;
+  // Depends only on the times and the grid step: built by the first
+  // recurrence launch, reused by every later one.
+  detail::StepTable<T> step_cos, step_sin;
+  std::unique_ptr<detail::NufftPlan<T>> nufft;  // built by the first nufft launch
+};
+
+}  // namespace portasolve::lombscargle

@@ -1,0 +1,109 @@
+#pragma once
+// The right-hand side of models I-III for one point of one member, shared by
+// every ensemble layout. Readers are functors k -> value; an index map takes
+// the kernels' point indices (which reach past both ends of the row) to the
+// readers' k: CyclicIndex wraps them into [0, N) for plain rows,
+// PaddedIndex passes them on to rows with wrapped copies (halos) at both ends.
+// The value a reader returns may be a scalar T or Lanes<T, B> (lanes.hpp), B
+// consecutive points at once: the same operations in the same order per point.
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+#include "core/spaces.hpp"
+#include "solvers/smoothing/running_smoother.hpp"
+
+namespace portasolve::lorenz05::detail {
+
+// What a kernel needs, typed and by value.
+template <class T>
+struct Coefficients {
+  int model = 3, n = 0, k = 1, half = 0;  // half: J
+  bool primed = false;                    // even K: halve the sums' end terms
+  int smooth_steps = 0;                   // I
+  T forcing = 0, b = 0, c = 0, dt = 0;
+  View1D<const T> smoother;  // 2I+1 weights (model III)
+
+  KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
+};
+
+// i in [-2n, 3n) folded into [0, n) by selects: the kernels' indices reach
+// at most 2K + J < 3n from the point, and a division per term would cost
+// more than the term.
+KOKKOS_INLINE_FUNCTION int cyclic(int i, const int n) {
+  i = i < 0 ? i + n : i;
+  i = i < 0 ? i + n : i;
+  i = i >= n ? i - n : i;
+  return i >= n ? i - n : i;
+}
+
+struct CyclicIndex {
+  int n;
+  KOKKOS_INLINE_FUNCTION int operator()(const int i) const { return cyclic(i, n); }
+};
+struct PaddedIndex {
+  KOKKOS_INLINE_FUNCTION int operator()(const int i) const { return i; }
+};
+
+// sum'_{j=-J..J} term(j), terms added from j = -J up (DART's order).
+template <class T, class Term>
+KOKKOS_INLINE_FUNCTION auto primed_sum(const Coefficients<T>& co, const Term& term) {
+  using Value = std::decay_t<decltype(term(0))>;
+  if (!co.primed) {
+    Value sum(T(0));
+    for (int j = -co.half; j <= co.half; ++j) sum += term(j);
+    return sum;
+  }
+  Value sum = term(-co.half) / T(2);
+  for (int j = -co.half + 1; j <= co.half - 1; ++j) sum += term(j);
+  return sum + term(co.half) / T(2);
+}
+
+// X_n: the large scale (model III), or Z itself.
+template <class T, class Index, class ReadZ>
+KOKKOS_INLINE_FUNCTION auto large_scale(const Coefficients<T>& co, const Index& index, const int i, const ReadZ& z) {
+  if (!co.two_scale()) return z(i);
+  return smoothing::running_smoother<T>(co.smoother, co.smooth_steps, i, [&](const int q) { return z(index(q)); });
+}
+template <class T, class ReadZ>
+KOKKOS_INLINE_FUNCTION T large_scale(const Coefficients<T>& co, const int i, const ReadZ& z) {
+  if (!co.two_scale()) return z(i);
+  return smoothing::cyclic_running_smoother<T>(co.smoother, co.smooth_steps, co.n, i, z);
+}
+
+// W_n = sum'_{j} X_{n-j} / K.
+template <class T, class Index, class ReadX>
+KOKKOS_INLINE_FUNCTION auto average_w(const Coefficients<T>& co, const Index& index, const int i, const ReadX& x) {
+  return primed_sum(co, [&](const int j) { return x(index(i - j)); }) / T(co.k);
+}
+template <class T, class ReadX>
+KOKKOS_INLINE_FUNCTION T average_w(const Coefficients<T>& co, const int i, const ReadX& x) {
+  return average_w(co, CyclicIndex{co.n}, i, x);
+}
+
+// dZ_n/dt from Z, X (= Z unless model III) and W.
+template <class T, class Index, class ReadZ, class ReadX, class ReadW>
+KOKKOS_INLINE_FUNCTION auto tendency(const Coefficients<T>& co, const Index& index, const int i, const ReadZ& z,
+                                     const ReadX& x, const ReadW& w) {
+  const int k = co.k;
+  const auto advection = primed_sum(co, [&](const int j) { return w(index(i - k + j)) * x(index(i + k + j)); });
+  const auto bracket = -w(index(i - 2 * k)) * w(index(i - k)) + advection / T(k);
+  const auto x_i = x(i);
+  auto rate = bracket - x_i + co.forcing;
+  if (co.model == 3) {
+    const auto y = [&](const int m) {
+      const int q = index(m);
+      return z(q) - x(q);
+    };
+    const auto y_m2 = y(i - 2), y_m1 = y(i - 1), y_p1 = y(i + 1), y_i = y(i);
+    rate += co.b * co.b * (-y_m2 * y_m1 + y_m1 * y_p1) + co.c * (-y_m2 * x(index(i - 1)) + y_m1 * x(index(i + 1))) -
+            co.b * y_i;
+  }
+  return rate;
+}
+template <class T, class ReadZ, class ReadX, class ReadW>
+KOKKOS_INLINE_FUNCTION T tendency(const Coefficients<T>& co, const int i, const ReadZ& z, const ReadX& x,
+                                  const ReadW& w) {
+  return tendency(co, CyclicIndex{co.n}, i, z, x, w);
+}
+
+}  // namespace portasolve::lorenz05::detail

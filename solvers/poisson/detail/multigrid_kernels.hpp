@@ -1,0 +1,160 @@
+#pragma once
+// Multigrid's kernels on one level (multigrid_levels.hpp): smoothing sweeps,
+// the residual restricted to the coarser level in one pass, the coarse
+// correction interpolated and added in one pass. Each level solves L u = f;
+// coarse levels hold corrections (dirichlet: their rings zero). The kernels after the
+// red-black sweeps take any level operator Op (apply<Sum>(u, i, j),
+// diagonal(i, j)) and transfer Tr (sources, gathers): the dirichlet levels'
+// by default, the whole-grid levels' (multigrid_whole_grid.hpp) too.
+#include <cstdint>
+
+#include "core/spaces.hpp"
+#include "solvers/poisson/detail/multigrid_levels.hpp"
+#include "solvers/poisson/detail/stencil.hpp"
+
+namespace portasolve::poisson::detail::multigrid {
+
+// Red-black Gauss-Seidel: a colour's points depend only on the other colour,
+// so each half sweep updates its points in parallel.
+struct Red {
+  static constexpr int parity = 0;
+};
+struct Black {
+  static constexpr int parity = 1;
+};
+
+template <class T, class Colour>
+struct RedBlackSweep {
+  View2D<T> u;
+  View2D<const T> f;
+  LevelOperator<T> op;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    if (((i + j) & 1) != Colour::parity) return;
+    const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
+    u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+  }
+};
+
+// A small coarsest level relaxed to rounding by one thread in a single
+// launch: lexicographic Gauss-Seidel sweeps (the red-black rate), where
+// separate launches per half sweep would cost more than the arithmetic.
+template <class T>
+struct SerialGaussSeidel {
+  View2D<T> u;
+  View2D<const T> f;
+  LevelOperator<T> op;
+  int sweeps;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    for (int s = 0; s < sweeps; ++s)
+      for (int i = 1; i <= op.rows; ++i)
+        for (int j = 1; j <= op.cols; ++j) {
+          const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
+          u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+        }
+  }
+};
+
+// A preconditioner cycle's start, over the whole grid: f = -r on the interior
+// (cg's residual r = b - A u for A = -L turned into L z = f), zero on the
+// ring; z = 0 everywhere, the cycle's zero start and zero boundary.
+template <class T>
+struct StartPreconditioner {
+  View2D<const T> r;
+  View2D<T> f, z;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    f(i, j) = on_ring(i, j, r.extent(0), r.extent(1)) ? T(0) : -r(i, j);
+    z(i, j) = T(0);
+  }
+};
+
+// residual = f - L u, formed in Sum.
+template <class T, class Op = LevelOperator<T>>
+struct LevelResidual {
+  View2D<const T> u, f;
+  View2D<T> residual;
+  Op op;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    using Sum = typename Accumulator<T>::type;
+    residual(i, j) = static_cast<T>(Sum(f(i, j)) - op.template apply<Sum>(u, i, j));
+  }
+};
+
+// Weighted Jacobi from the residual: u += omega D^-1 (L u - f).
+template <class T, class Op = LevelOperator<T>>
+struct JacobiCorrection {
+  View2D<T> u;
+  View2D<const T> residual;
+  Op op;
+  T omega;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    u(i, j) -= omega * residual(i, j) / op.diagonal(i, j);
+  }
+};
+
+// One Chebyshev step for A = -L, preconditioned by D: step = keep * step +
+// scale * D^-1 (b - A u) with b - A u = -(f - L u) = -residual; u += step.
+template <class T, class Op = LevelOperator<T>>
+struct ChebyshevStep {
+  View2D<T> u, step;
+  View2D<const T> residual;
+  Op op;
+  T keep, scale;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    const T s = keep * step(i, j) - scale * residual(i, j) / op.diagonal(i, j);
+    step(i, j) = s;
+    u(i, j) += s;
+  }
+};
+
+// The coarse right-hand side R (f - L u) at each coarse point, the fine
+// residuals formed where they are gathered (never stored), and the coarse
+// iterate zeroed for the correction it will hold.
+template <class T, class Op = LevelOperator<T>, class Tr = Transfer<T>>
+struct RestrictResidual {
+  View2D<const T> u, f;  // fine
+  Op op;                 // fine
+  Tr row_transfer, col_transfer;
+  View2D<T> coarse_u, coarse_f;
+  KOKKOS_INLINE_FUNCTION void operator()(const int ci, const int cj) const {
+    using Sum = typename Accumulator<T>::type;
+    int rows[Tr::most_gathers], cols[Tr::most_gathers];
+    T row_weight[Tr::most_gathers], col_weight[Tr::most_gathers];
+    const int n_rows = row_transfer.gathers(ci, rows, row_weight);
+    const int n_cols = col_transfer.gathers(cj, cols, col_weight);
+    Sum sum = 0;
+    for (int a = 0; a < n_rows; ++a) {
+      Sum row_sum = 0;
+      for (int b = 0; b < n_cols; ++b) {
+        const int i = rows[a], j = cols[b];
+        const Sum r = Sum(f(i, j)) - op.template apply<Sum>(u, i, j);
+        row_sum += Sum(col_weight[b]) * r;
+      }
+      sum += Sum(row_weight[a]) * row_sum;
+    }
+    coarse_f(ci, cj) = static_cast<T>(sum);
+    coarse_u(ci, cj) = T(0);
+  }
+};
+
+// u += P coarse_u at each fine point.
+template <class T, class Tr = Transfer<T>>
+struct ProlongAndCorrect {
+  View2D<T> u;  // fine
+  View2D<const T> coarse_u;
+  Tr row_transfer, col_transfer;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    int rows[2], cols[2];
+    T row_weight[2], col_weight[2];
+    const int n_rows = row_transfer.sources(i, rows, row_weight);
+    const int n_cols = col_transfer.sources(j, cols, col_weight);
+    T correction = 0;
+    for (int a = 0; a < n_rows; ++a) {
+      T row_sum = 0;
+      for (int b = 0; b < n_cols; ++b) row_sum += col_weight[b] * coarse_u(rows[a], cols[b]);
+      correction += row_weight[a] * row_sum;
+    }
+    u(i, j) += correction;
+  }
+};
+
+}  // namespace portasolve::poisson::detail::multigrid
