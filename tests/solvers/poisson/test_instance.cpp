@@ -50,6 +50,14 @@ struct Case {
 std::vector<Case> cases() {
   std::vector<Case> all;
   const auto add = [&](const std::string& name, const SolverOptions& options) { all.push_back({name, options}); };
+  // The neumann and periodic boundaries of a method, one case each.
+  const auto add_whole_grid = [&](const std::string& name, Method method, int max_iterations) {
+    for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
+      SolverOptions whole = iterations(method, max_iterations, 1);
+      whole.boundary = boundary;
+      add(name + " " + name_of(boundary), whole);
+    }
+  };
   add("jacobi", iterations(Method::jacobi, 40, 10));
   SolverOptions weighted = iterations(Method::jacobi, 30, 7);
   weighted.omega = 0.8;
@@ -93,18 +101,10 @@ std::vector<Case> cases() {
   jacobi_smoother.multigrid.cycle = MultigridCycle::f;
   jacobi_smoother.multigrid.smoother = MultigridSmoother::jacobi;
   add("multigrid f jacobi", jacobi_smoother);
-  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
-    SolverOptions whole = iterations(Method::multigrid, 3, 1);
-    whole.boundary = boundary;
-    add("multigrid " + name_of(boundary), whole);
-  }
+  add_whole_grid("multigrid", Method::multigrid, 3);
   // A tolerance below float's reach: float runs its refinement solves.
   add("spectral dirichlet", iterations(Method::spectral, 3, 1, 1e-12));
-  for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
-    SolverOptions whole = iterations(Method::spectral, 1, 1);
-    whole.boundary = boundary;
-    add("spectral " + name_of(boundary), whole);
-  }
+  add_whole_grid("spectral", Method::spectral, 1);
   return all;
 }
 
