@@ -101,12 +101,34 @@ class Hierarchy {
       smooth_from_residual<T>(exec, points, level, options_, chebyshev_, sweeps);
       return;
     }
+    if constexpr (host_execution) {
+      sweep_row_blocks(exec, level, sweeps, black_first);
+      return;
+    }
     for (int s = 0; s < sweeps; ++s) {
       if (black_first)
         for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
       for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
       if (!black_first)
         for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+    }
+  }
+
+  // Host sweeps (RedBlackRowBlocks): a block of rows per thread, at least
+  // least_block_rows of them so that a block's own rows carry most updates.
+  static constexpr int least_block_rows = 8;
+  void sweep_row_blocks(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first) {
+    const int rows = level.op.rows;
+    const int threads = std::max(1, static_cast<int>(exec.concurrency()));
+    const int block_rows = std::max(least_block_rows, (rows + threads - 1) / threads);
+    const int blocks = (rows + block_rows - 1) / block_rows;
+    const RedBlackRowBlocks<T> kernel{level.u, level.f, level.op, black_first ? Black::parity : Red::parity,
+                                      block_rows};
+    for (int s = 0; s < sweeps; ++s) {
+      Kokkos::parallel_for("poisson_mg_red_black_rows", Kokkos::RangePolicy<ExecSpace, FirstPass>(exec, 0, blocks),
+                           kernel);
+      Kokkos::parallel_for("poisson_mg_red_black_edges", Kokkos::RangePolicy<ExecSpace, EdgeRows>(exec, 0, blocks),
+                           kernel);
     }
   }
 

@@ -35,6 +35,52 @@ struct RedBlackSweep {
   }
 };
 
+// Hosts: one red-black sweep in one pass over the rows, the second colour's
+// row i - 1 updated right after the first colour's row i, while the rows it
+// reads are still in cache (two half sweeps each stream the whole level for
+// half of its points: twice a Jacobi sweep's memory traffic, issue 20's CPU
+// target). Each thread takes a block of rows (FirstPass); the second colour
+// of a block's first and last rows reads first-colour rows of the
+// neighbouring blocks, so it waits for a second launch (EdgeRows). Every
+// update reads what it reads in two half sweeps: the same bits.
+struct FirstPass {};
+struct EdgeRows {};
+
+template <class T>
+struct RedBlackRowBlocks {
+  View2D<T> u;
+  View2D<const T> f;
+  LevelOperator<T> op;
+  int first_parity;  // the colour updated first: Red::parity or Black::parity
+  int block_rows;
+
+  // The points of row i whose (i + j) has this parity, j = 1..cols.
+  KOKKOS_INLINE_FUNCTION void update_row(const int i, const int parity) const {
+    const int first_column = 1 + ((i + 1 + parity) & 1);
+    for (int j = first_column; j <= op.cols; j += 2) {
+      const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
+      u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION int first_row(const int block) const { return 1 + block * block_rows; }
+  KOKKOS_INLINE_FUNCTION int end_row(const int block) const {
+    const int end = first_row(block) + block_rows;
+    return end < op.rows + 1 ? end : op.rows + 1;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(FirstPass, const int block) const {
+    const int begin = first_row(block), end = end_row(block);
+    for (int i = begin; i < end; ++i) {
+      update_row(i, first_parity);
+      if (i - 1 > begin) update_row(i - 1, 1 - first_parity);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(EdgeRows, const int block) const {
+    const int begin = first_row(block), last = end_row(block) - 1;
+    update_row(begin, 1 - first_parity);
+    if (last > begin) update_row(last, 1 - first_parity);
+  }
+};
+
 // A small coarsest level relaxed to rounding by one thread in a single
 // launch: lexicographic Gauss-Seidel sweeps (the red-black rate), where
 // separate launches per half sweep would cost more than the arithmetic.
