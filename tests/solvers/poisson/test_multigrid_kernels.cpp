@@ -20,13 +20,12 @@ double diagonal(const LevelOperator<double>& op, int i, int j) {
 
 // One half sweep over the points of one colour, in any order (a colour's
 // points read only the other colour).
-void host_half_sweep(HostView2D<double>& u, const HostView2D<double>& f, const LevelOperator<double>& op,
-                     int parity) {
+void host_half_sweep(HostView2D<double>& u, const HostView2D<double>& f, const LevelOperator<double>& op, int parity) {
   for (int i = 1; i <= op.rows; ++i)
     for (int j = 1; j <= op.cols; ++j)
       if ((i + j) % 2 == parity)
-        u(i, j) = (op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1)) - f(i, j)) /
-                  diagonal(op, i, j);
+        u(i, j) =
+            (op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1)) - f(i, j)) / diagonal(op, i, j);
 }
 
 TEST(PoissonMultigridKernels, RowBlockSweepsEqualTwoHalfSweepsForEveryBlockSize) {
