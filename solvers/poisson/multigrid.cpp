@@ -103,14 +103,14 @@ class Hierarchy {
     }
     if constexpr (host_execution) {
       sweep_row_blocks(exec, level, sweeps, black_first);
-      return;
-    }
-    for (int s = 0; s < sweeps; ++s) {
-      if (black_first)
-        for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
-      for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
-      if (!black_first)
-        for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+    } else {
+      for (int s = 0; s < sweeps; ++s) {
+        if (black_first)
+          for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+        for_rectangle(exec, "poisson_mg_red", points, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+        if (!black_first)
+          for_rectangle(exec, "poisson_mg_black", points, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+      }
     }
   }
 

@@ -23,15 +23,22 @@ struct Black {
   static constexpr int parity = 1;
 };
 
+// One Gauss-Seidel update of u(i, j) from its neighbours: every smoother
+// below relaxes a point this way, so all of them round alike.
+template <class T>
+KOKKOS_INLINE_FUNCTION void relax_point(const View2D<T>& u, const View2D<const T>& f, const LevelOperator<T>& op,
+                                        const int i, const int j) {
+  const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
+  u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+}
+
 template <class T, class Colour>
 struct RedBlackSweep {
   View2D<T> u;
   View2D<const T> f;
   LevelOperator<T> op;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
-    if (((i + j) & 1) != Colour::parity) return;
-    const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
-    u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+    if (((i + j) & 1) == Colour::parity) relax_point(u, f, op, i, j);
   }
 };
 
@@ -57,10 +64,7 @@ struct RedBlackRowBlocks {
   // The points of row i whose (i + j) has this parity, j = 1..cols.
   KOKKOS_INLINE_FUNCTION void update_row(const int i, const int parity) const {
     const int first_column = 1 + ((i + 1 + parity) & 1);
-    for (int j = first_column; j <= op.cols; j += 2) {
-      const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
-      u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
-    }
+    for (int j = first_column; j <= op.cols; j += 2) relax_point(u, f, op, i, j);
   }
   KOKKOS_INLINE_FUNCTION int first_row(const int block) const { return 1 + block * block_rows; }
   KOKKOS_INLINE_FUNCTION int end_row(const int block) const {
@@ -93,10 +97,7 @@ struct SerialGaussSeidel {
   KOKKOS_INLINE_FUNCTION void operator()(const int) const {
     for (int s = 0; s < sweeps; ++s)
       for (int i = 1; i <= op.rows; ++i)
-        for (int j = 1; j <= op.cols; ++j) {
-          const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
-          u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
-        }
+        for (int j = 1; j <= op.cols; ++j) relax_point(u, f, op, i, j);
   }
 };
 
