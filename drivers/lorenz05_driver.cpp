@@ -43,7 +43,7 @@ void add_lorenz05_schema(config::Schema& schema) {
   add_integer(schema, "lorenz05.output_every", "steps between snapshots", 100).at_least(1);
   add_choice(schema, "lorenz05.layout",
              "team (a member per team, steps in one launch), flat, vector (a member per thread, points in SIMD "
-             "lanes: CPUs), or automatic",
+             "lanes: CPUs), resident (several members per team, every row in team scratch: GPUs), or automatic",
              lz::layout_names(), "automatic");
   add_integer(schema, "ensemble.members", "E, members integrated together", 40).at_least(1).at_most(2147483647);
   add_real(schema, "ensemble.perturbation", "standard deviation of each member's Gaussian perturbation", 0.01)

@@ -65,8 +65,8 @@ def main():
     parser.add_argument("--steps", nargs="+", default=["40:1000", "4096:200"],
                         help="steps per ensemble size, E:STEPS (others: 200)")
     parser.add_argument("--precision", default="double")
-    parser.add_argument("--layout", default="team", choices=["team", "vector", "automatic"],
-                        help="the layout timed against the flat baseline")
+    parser.add_argument("--layout", default="team", choices=["team", "vector", "resident", "automatic"],
+                        help="the layout timed against the flat baseline (resident: several members per team, every row on chip)")
     parser.add_argument("--jax", action="store_true", help="time the JAX Lorenz 96 peer in the same run (--model 1)")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()

@@ -4,18 +4,23 @@
 # (found through an $ORIGIN/../lib rpath), a test runner and a build record.
 # Only glibc and the GPU driver are taken from the node.
 #
-#   scripts/bundle.sh [--preset cuda-bundle] [--output DIR]
+#   scripts/bundle.sh [--preset cuda-bundle] [--output DIR] [--target T ...]
 #
-# Then copy DIR to the node and run DIR/run_tests.sh, or DIR/bin/portasolve.
+# --target (repeatable) builds only those targets (e.g. portasolve
+# lorenz05_tests) and packs what the build folder holds: a quicker bundle
+# for one solver's GPU check. Then copy DIR to the node and run
+# DIR/run_tests.sh, or DIR/bin/portasolve.
 set -euo pipefail
 
 preset=cuda-bundle
 output=""
+targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --preset) preset=${2:?}; shift 2 ;;
     --output) output=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --target) targets+=(--target "${2:?}"); shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bundle: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -42,7 +47,7 @@ PY
 [ -n "$backend" ] || { echo "bundle: preset '$preset' names no PORTASOLVE_BACKEND in CMakePresets.json" >&2; exit 2; }
 scripts/bootstrap.sh --backend "$backend" > /dev/null
 cmake --preset "$preset" > /dev/null
-cmake --build --preset "$preset"
+cmake --build --preset "$preset" "${targets[@]}"
 
 grep -q '^PORTASOLVE_BUNDLE_RPATH:BOOL=ON' "$build_dir/CMakeCache.txt" ||
   { echo "bundle: preset '$preset' does not set PORTASOLVE_BUNDLE_RPATH=ON" >&2; exit 2; }

@@ -4,7 +4,7 @@
 //
 //   lorenz05::Ensemble<T>([exec,] parameters, layout): parameters
 //       (ModelParameters: model, N, K, I, F, b, c, dt), layout automatic |
-//       team | flat | vector; advance([exec,] states, steps) integrates every
+//       team | flat | vector | resident; advance([exec,] states, steps) integrates every
 //       member in place.
 //   lorenz05::ensemble_statistics([exec,] states) -> mean and spread per
 //       point; partial_statistics([exec,] states), merge_statistics,
@@ -16,8 +16,8 @@
 //       except advance(), which is asynchronous: fence exec before the host
 //       reads states. Without it: ExecSpace(), the default instance.
 // Errors: OptionError (an std::invalid_argument naming the parameter, or
-// "layout") for bad parameters, or the team (vector) layout when a member's
-// state does not fit the team (thread) scratch; std::invalid_argument for
+// "layout") for bad parameters, or the team (vector, resident) layout when a
+// member's state does not fit the team (thread, team) scratch; std::invalid_argument for
 // states of another N, partial statistics of no members, merging blocks of
 // different N, or an unknown layout name.
 #include "solvers/lorenz05/ensemble.hpp"

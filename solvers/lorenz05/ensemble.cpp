@@ -10,6 +10,7 @@
 #include "core/math.hpp"
 #include "core/names.hpp"
 #include "solvers/lorenz05/detail/kernels.hpp"
+#include "solvers/lorenz05/detail/resident_steps.hpp"
 #include "solvers/lorenz05/detail/tendency.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
@@ -17,7 +18,8 @@ namespace portasolve::lorenz05 {
 
 using namespace detail;
 
-PORTASOLVE_NAMED_ENUM(Layout, layout_names, layout_from_name, "ensemble layout", "automatic", "team", "flat", "vector")
+PORTASOLVE_NAMED_ENUM(Layout, layout_names, layout_from_name, "ensemble layout", "automatic", "team", "flat", "vector",
+                      "resident")
 
 template <class T>
 struct Ensemble<T>::State {
@@ -78,13 +80,58 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
                       "layout vector: a member's stage state (" + std::to_string(VectorSteps<T>::scratch_bytes(co)) +
                           " bytes for N = " + std::to_string(co.n) + ") exceeds the thread scratch of this backend (" +
                           std::to_string(vector_limit) + " bytes); use layout flat");
+  const std::size_t resident_limit =
+      static_cast<std::size_t>(ResidentSteps<T>::Policy::scratch_size_max(ResidentSteps<T>::scratch_level));
+  const bool resident_fits = ResidentSteps<T>::padded_bytes(co, 1) <= resident_limit;
+  if (layout == Layout::resident && !resident_fits)
+    throw OptionError("layout", "layout resident: a member's padded stage rows (" +
+                                    std::to_string(ResidentSteps<T>::padded_bytes(co, 1)) + " bytes for N = " +
+                                    std::to_string(co.n) + ") exceed the team scratch of this backend (" +
+                                    std::to_string(resident_limit) + " bytes); use layout flat");
   // Hosts: the vector layout (a member per thread, points in SIMD lanes);
-  // GPUs: a thread per point, in a team per member where it fits.
+  // GPUs: a thread per point, several members per team where their rows fit.
   if (layout == Layout::automatic)
-    s.layout = host_execution && vector_fits ? Layout::vector : fits ? Layout::team : Layout::flat;
+    s.layout = host_execution ? (vector_fits ? Layout::vector
+                                 : fits      ? Layout::team
+                                             : Layout::flat)
+                              : (resident_fits ? Layout::resident
+                                 : fits        ? Layout::team
+                                               : Layout::flat);
   else
     s.layout = layout;
 }
+
+namespace {
+// The resident layout's teams. GPUs: about resident_team_threads threads per
+// team, a thread per point up to that many points and a few points per thread
+// beyond; as many members per team (a power of two up to resident_max_lanes)
+// as keep the team within that, leave at least two teams per multiprocessor
+// and fit the scratch. Hosts: a team of one thread and one member.
+constexpr int resident_team_threads = 256;
+constexpr int resident_max_lanes = 32;  // a warp of one point's members
+constexpr int threads_per_multiprocessor = 2048;
+
+template <class T>
+ResidentShape resident_shape(const ExecSpace& exec, const Coefficients<T>& co, const int members,
+                             const std::size_t limit) {
+  ResidentShape shape;
+  if (!host_execution) {
+    const int points_per_thread = (co.n + resident_team_threads - 1) / resident_team_threads;
+    const int point_threads = (co.n + points_per_thread - 1) / points_per_thread;
+    const int wanted_teams = std::max(1, 2 * static_cast<int>(exec.concurrency()) / threads_per_multiprocessor);
+    while (shape.lanes < resident_max_lanes && point_threads * shape.lanes * 2 <= resident_team_threads &&
+           members / (shape.lanes * 2) >= wanted_teams &&
+           ResidentSteps<T>::padded_bytes(co, shape.lanes * 2) <= limit) {
+      shape.lanes *= 2;
+      ++shape.lane_shift;
+    }
+    shape.threads = point_threads * shape.lanes;
+  }
+  shape.owned_in_scratch =
+      ResidentSteps<T>::padded_bytes(co, shape.lanes) + ResidentSteps<T>::owned_bytes(co, shape.lanes) <= limit;
+  return shape;
+}
+}  // namespace
 
 template <class T>
 Ensemble<T>::~Ensemble() = default;
@@ -111,6 +158,20 @@ void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::i
   if (members == 0 || steps <= 0) return;
   if (s.layout == Layout::vector) {  // its increment stays in thread scratch
     advance_vector(exec, s.co, states, steps);
+    return;
+  }
+  if (s.layout == Layout::resident) {
+    using Policy = typename ResidentSteps<T>::Policy;
+    constexpr int level = ResidentSteps<T>::scratch_level;
+    const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(level));
+    ResidentSteps<T> kernel{s.co, states, View2D<T>(), steps, resident_shape(exec, s.co, members, limit)};
+    if (!kernel.shape.owned_in_scratch) kernel.increment = s.work(s.increment, "lorenz05_increment", members);
+    const int teams = (members + kernel.shape.lanes - 1) / kernel.shape.lanes;
+    const int most = Policy(exec, teams, 1).team_size_max(kernel, Kokkos::ParallelForTag());
+    const Policy policy =
+        Policy(exec, teams, std::min(kernel.shape.threads, most))
+            .set_scratch_size(level, Kokkos::PerTeam(ResidentSteps<T>::scratch_bytes(s.co, kernel.shape)));
+    Kokkos::parallel_for("lorenz05_resident_steps", policy, kernel);
     return;
   }
   const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);

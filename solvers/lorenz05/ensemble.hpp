@@ -9,9 +9,16 @@
 // port and the benchmarks' baseline; `vector`: one thread per member for
 // many steps per launch, each sub-stage computing a block of consecutive
 // points at once in SIMD lanes (for CPUs, where the others compute a point at
-// a time: each point's sums are chains of dependent adds). All give the same
-// numbers (the same operations in the same order per point). `automatic`
-// picks vector on host backends, team on GPUs when the scratch fits, else flat.
+// a time: each point's sums are chains of dependent adds); `resident`: several
+// members per team for many steps per launch, a thread per point (a few
+// points for long rows), every stage row, the state and the RK increment in
+// team scratch for the whole window (the state and increment in device
+// memory where they do not fit beside the rows), rows padded with wrapped
+// copies of their ends, one barrier per sub-stage (for GPUs). All give the
+// same numbers (the same operations in the same order per point).
+// `automatic` picks vector on host backends; on GPUs resident when a
+// member's rows fit the team scratch, else team when its stage state does,
+// else flat.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,8 +29,8 @@
 
 namespace portasolve::lorenz05 {
 
-enum class Layout { automatic, team, flat, vector };
-const std::vector<std::string>& layout_names();  // automatic, team, flat, vector
+enum class Layout { automatic, team, flat, vector, resident };
+const std::vector<std::string>& layout_names();  // automatic, team, flat, vector, resident
 Layout layout_from_name(const std::string& name);
 std::string name_of(Layout layout);
 
@@ -38,8 +45,9 @@ template <class T>
 class Ensemble {
  public:
   // Throws OptionError (an std::invalid_argument naming the parameter, or
-  // "layout") for bad parameters, or `team` (`vector`) when a member's stage
-  // state does not fit the backend's team (thread) scratch. The smoother's
+  // "layout") for bad parameters, or `team` (`vector`, `resident`) when a
+  // member's stage state (padded rows) does not fit the backend's team
+  // (thread, team) scratch. The smoother's
   // weights are copied to the device on exec, which is fenced before return.
   Ensemble(const ExecSpace& exec, const ModelParameters& parameters, Layout layout);
   Ensemble(const ModelParameters& parameters, Layout layout);

@@ -117,6 +117,15 @@ struct TeamSteps {
   }
 };
 
+// The wrapped copies a padded row needs at each end: the farthest any sum
+// reaches from its point (W at i - 2K, X at i + K + J, Z at i +- I and i - 2).
+template <class T>
+KOKKOS_INLINE_FUNCTION int row_halo(const Coefficients<T>& co) {
+  const int w_reach = 2 * co.k, x_reach = co.k + co.half, z_reach = co.smooth_steps > 2 ? co.smooth_steps : 2;
+  const int reach = w_reach > x_reach ? w_reach : x_reach;
+  return reach > z_reach ? reach : z_reach;  // (std::max is host-only on some device compilers)
+}
+
 // One thread per member (a team of one) for a whole window of steps, each
 // sub-stage a loop over the row in blocks of `lanes` consecutive points run
 // as Lanes (the points after the last whole block one at a time): the same
@@ -144,13 +153,7 @@ struct VectorSteps {
   View2D<T> z;
   std::int64_t steps;
 
-  // The farthest any sum reaches from its point: W at i - 2K, X at i + K + J,
-  // Z at i +- I and i - 2.
-  KOKKOS_INLINE_FUNCTION static int halo(const Coefficients<T>& co) {
-    const int w_reach = 2 * co.k, x_reach = co.k + co.half, z_reach = co.smooth_steps > 2 ? co.smooth_steps : 2;
-    const int reach = w_reach > x_reach ? w_reach : x_reach;
-    return reach > z_reach ? reach : z_reach;  // (std::max is host-only on some device compilers)
-  }
+  KOKKOS_INLINE_FUNCTION static int halo(const Coefficients<T>& co) { return row_halo(co); }
   static int padded_arrays(const Coefficients<T>& co) { return co.two_scale() ? 3 : 2; }  // input, large, W
   static std::size_t scratch_bytes(const Coefficients<T>& co) {
     return static_cast<std::size_t>(padded_arrays(co)) * Scratch::shmem_size(co.n + 2 * halo(co)) +

@@ -148,7 +148,7 @@ TEST(Lorenz05Instance, EveryModelAndLayoutEqualsTheDefaultInstanceBitForBit) {
   const OwnInstance own;
   for (const ModelParameters& p : models) {
     const Members start = start_of(p, 3);
-    for (const Layout layout : {Layout::team, Layout::flat, Layout::vector}) {
+    for (const Layout layout : {Layout::team, Layout::flat, Layout::vector, Layout::resident}) {
       expect_same<double>(p, layout, start, 7, own.exec());
       expect_same<float>(p, layout, start, 7, own.exec());
     }

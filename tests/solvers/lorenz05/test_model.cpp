@@ -95,7 +95,7 @@ TEST(Lorenz05Model, EveryModelAndLayoutMatchesHostReference) {
     double scale = 0;
     for (const auto& member : expected)
       for (double v : member) scale = std::max(scale, std::fabs(v));
-    for (const Layout layout : {Layout::team, Layout::flat, Layout::vector}) {
+    for (const Layout layout : {Layout::team, Layout::flat, Layout::vector, Layout::resident}) {
       EXPECT_LT(max_difference(run<double>(p, start, 30, layout), expected), 1e-11 * scale)
           << "model " << p.model << " K " << p.K << " " << name_of(layout);
       EXPECT_LT(max_difference(run<float>(p, start, 30, layout), expected), 2e-4 * scale)
@@ -159,6 +159,50 @@ TEST(Lorenz05Model, VectorLayoutMatchesTeamAndFlatBitForBit) {
   expect_vector_layout_matches<float>(lorenz96_defaults(), 7, 500);
 }
 
+bool same_bits(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  bool same = a.size() == b.size();
+  for (std::size_t e = 0; same && e < a.size(); ++e)
+    same = a[e].size() == b[e].size() && std::memcmp(a[e].data(), b[e].data(), a[e].size() * sizeof(double)) == 0;
+  return same;
+}
+
+// The resident layout (several members per team, rows padded with wrapped
+// copies, the stage's end fused into the rate, W computed where read for
+// K = 1) against the team layout, bit for bit on every backend: both run the
+// same scalar per-point code. Member counts that give GPU teams of 1 to 32
+// members and a last team only partly filled; the models of the vector
+// layout's test (halo longer than the row included) and DART's N = 960,
+// whose state and increment stay in device memory in double on CUDA.
+template <class T>
+void expect_resident_layout_matches(const ModelParameters& p, int members, std::int64_t steps) {
+  std::vector<std::vector<double>> start;
+  for (int e = 0; e < members; ++e) start.push_back(noisy_state(p, 70 + e));
+  const auto resident = run<T>(p, start, steps, Layout::resident);
+  const auto team = run<T>(p, start, steps, Layout::team);
+  EXPECT_TRUE(same_bits(resident, team)) << "model " << p.model << " N " << p.model_size << " K " << p.K << " I "
+                                         << p.smooth_steps << ", " << members << " members"
+                                         << (sizeof(T) == 4 ? " (float)" : "") << ", max difference "
+                                         << max_difference(resident, team);
+}
+
+TEST(Lorenz05Model, ResidentLayoutMatchesTeamBitForBit) {
+  const std::vector<ModelParameters> models{
+      lorenz96_defaults(),          model(1, 37, 1, 0, 0.05, 8),     model(2, 120, 8, 0, 0.01, 12),
+      model(2, 91, 7, 0, 0.01, 12), model(3, 150, 5, 4, 0.002, 15),  model(3, 61, 4, 3, 0.002, 15),
+      model(2, 12, 12, 0, 0.01, 8), model(3, 243, 10, 7, 0.002, 15), model(3, 40, 1, 2, 0.002, 15)};
+  for (const ModelParameters& p : models) {
+    expect_resident_layout_matches<double>(p, 3, 40);
+    expect_resident_layout_matches<float>(p, 3, 40);
+  }
+  for (const int members : {1, 37, 600, 2100}) {
+    expect_resident_layout_matches<double>(lorenz96_defaults(), members, 60);
+    expect_resident_layout_matches<float>(lorenz96_defaults(), members, 60);
+  }
+  const ModelParameters three = model_three_defaults();  // N = 960, K = 32, I = 12
+  expect_resident_layout_matches<double>(three, 5, 20);
+  expect_resident_layout_matches<float>(three, 5, 20);
+}
+
 // No small scale (I = 0: X = Z, Y = 0) and no coupling: model III is model II.
 TEST(Lorenz05Model, ModelThreeWithoutSmallScaleIsModelTwo) {
   ModelParameters three = model(3, 120, 8, 0, 0.005, 15);
@@ -166,7 +210,7 @@ TEST(Lorenz05Model, ModelThreeWithoutSmallScaleIsModelTwo) {
   ModelParameters two = three;
   two.model = 2;
   const std::vector<std::vector<double>> start{noisy_state(two, 4), noisy_state(two, 5)};
-  for (const Layout layout : {Layout::team, Layout::flat, Layout::vector})
+  for (const Layout layout : {Layout::team, Layout::flat, Layout::vector, Layout::resident})
     EXPECT_EQ(max_difference(run<double>(three, start, 200, layout), run<double>(two, start, 200, layout)), 0);
 }
 
@@ -230,6 +274,7 @@ TEST(Lorenz05Model, BadParametersAreRefused) {
   EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), host_execution ? Layout::vector : Layout::flat);
   p.model_size = 2000000;  // 64 MB of rows: more than any backend's thread scratch
   refused(p, "layout", "use layout flat", Layout::vector);
+  refused(p, "layout", "use layout flat", Layout::resident);
   EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), Layout::flat);
 }
 
