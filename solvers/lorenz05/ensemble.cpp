@@ -102,13 +102,15 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
 }
 
 namespace {
-// The resident layout's teams. GPUs: about resident_team_threads threads per
-// team, a thread per point up to that many points and a few points per thread
-// beyond; as many members per team (a power of two up to resident_max_lanes)
-// as keep the team within that, leave at least two teams per multiprocessor
+// The resident layout's teams. GPUs: a thread per block of
+// ResidentSteps::points consecutive points, up to resident_member_threads
+// for a member (a few blocks per thread beyond); as many members per team (a
+// power of two up to resident_max_lanes) as keep the team within
+// resident_team_threads threads, leave at least two teams per multiprocessor
 // and fit the scratch. Hosts: a team of one thread and one member.
-constexpr int resident_team_threads = 256;
-constexpr int resident_max_lanes = 32;  // a warp of one point's members
+constexpr int resident_member_threads = 256;
+constexpr int resident_team_threads = 128;
+constexpr int resident_max_lanes = 32;  // a warp of one block's members
 constexpr int threads_per_multiprocessor = 2048;
 
 template <class T>
@@ -116,16 +118,15 @@ ResidentShape resident_shape(const ExecSpace& exec, const Coefficients<T>& co, c
                              const std::size_t limit) {
   ResidentShape shape;
   if (!host_execution) {
-    const int points_per_thread = (co.n + resident_team_threads - 1) / resident_team_threads;
-    const int point_threads = (co.n + points_per_thread - 1) / points_per_thread;
+    const int block_threads = std::min(ResidentSteps<T>::blocks(co), resident_member_threads);
     const int wanted_teams = std::max(1, 2 * static_cast<int>(exec.concurrency()) / threads_per_multiprocessor);
-    while (shape.lanes < resident_max_lanes && point_threads * shape.lanes * 2 <= resident_team_threads &&
+    while (shape.lanes < resident_max_lanes && block_threads * shape.lanes * 2 <= resident_team_threads &&
            members / (shape.lanes * 2) >= wanted_teams &&
            ResidentSteps<T>::padded_bytes(co, shape.lanes * 2) <= limit) {
       shape.lanes *= 2;
       ++shape.lane_shift;
     }
-    shape.threads = point_threads * shape.lanes;
+    shape.threads = block_threads * shape.lanes;
   }
   shape.owned_in_scratch =
       ResidentSteps<T>::padded_bytes(co, shape.lanes) + ResidentSteps<T>::owned_bytes(co, shape.lanes) <= limit;

@@ -24,16 +24,16 @@ struct RungeKutta {
   // Value T or Lanes<T, B>).
   template <class Value>
   KOKKOS_INLINE_FUNCTION static Value finish_stage(const int stage, const Value k, Value& increment, Value& z) {
-    const Value weighted = k * increment_weight(stage);
+    const Value weighted = mul(k, increment_weight(stage));
     if (stage == 0) {
       increment = weighted;
     } else if (stage < 3) {
-      increment += weighted;
+      increment = add(increment, weighted);
     } else {
-      z = z + (increment + weighted);
+      z = add(z, add(increment, weighted));
       return z;
     }
-    return z + next_input_weight(stage) * k;
+    return add(z, mul(next_input_weight(stage), k));
   }
 };
 
@@ -57,9 +57,9 @@ struct FlatStage {
   }
   KOKKOS_INLINE_FUNCTION void operator()(RateStage, const int e, const int i) const {
     const auto& x = co.two_scale() ? large : input;
-    const T k = co.dt * tendency(
-                            co, i, [&](const int q) { return input(e, q); }, [&](const int q) { return x(e, q); },
-                            [&](const int q) { return average(e, q); });
+    const T k = mul(co.dt, tendency(
+                               co, i, [&](const int q) { return input(e, q); }, [&](const int q) { return x(e, q); },
+                               [&](const int q) { return average(e, q); }));
     next_input(e, i) = RungeKutta<T>::finish_stage(stage, k, increment(e, i), z(e, i));
   }
 };
@@ -105,7 +105,7 @@ struct TeamSteps {
         Kokkos::parallel_for(points, [&](const int i) { average(i) = average_w(co, i, read_large); });
         team.team_barrier();
         Kokkos::parallel_for(points, [&](const int i) {
-          rate(i) = co.dt * tendency(co, i, read_input, read_large, [&](const int q) { return average(q); });
+          rate(i) = mul(co.dt, tendency(co, i, read_input, read_large, [&](const int q) { return average(q); }));
         });
         team.team_barrier();
         Kokkos::parallel_for(points, [&](const int i) {
@@ -203,7 +203,7 @@ struct VectorSteps {
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(RateStage, const int i, const Rows& r) const {
     const Value k =
-        co.dt * tendency(co, PaddedIndex{}, i, Read<Value>{r.input}, Read<Value>{r.large}, Read<Value>{r.average});
+        mul(co.dt, tendency(co, PaddedIndex{}, i, Read<Value>{r.input}, Read<Value>{r.large}, Read<Value>{r.average}));
     store_lanes(k, r.rate + i);
   }
   // A sub-stage over the row: whole blocks, then the rest point by point.

@@ -1,13 +1,14 @@
 #pragma once
 // The resident layout's kernel: several members per team for a whole window
-// of steps, every stage array of each member in team scratch for the window
-// (nothing but the start and the end goes through device memory), rows padded
-// with wrapped copies of their ends so the sums index without wrapping.
+// of steps, each thread blocks of a few consecutive points of one member,
+// every stage array of each member in team scratch for the window (nothing
+// but the start and the end goes through device memory), rows padded with
+// wrapped copies of their ends so the sums index without wrapping.
 #include <cstdint>
 
-#include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/lorenz05/detail/kernels.hpp"
+#include "solvers/lorenz05/detail/sliding_sums.hpp"
 #include "solvers/lorenz05/detail/tendency.hpp"
 
 namespace portasolve::lorenz05::detail {
@@ -22,37 +23,42 @@ struct ResidentShape {
   bool owned_in_scratch = true;
 };
 
-// A team's scratch holds each array as (points) x (lanes): value (i, v) of
-// member lane v at [i * lanes + v], so a warp's neighbouring threads, which
-// own the same point of neighbouring members, touch neighbouring words.
-template <class T>
-struct Column {
-  T* origin;  // point 0
-  int stride;
-  KOKKOS_INLINE_FUNCTION T& operator[](const int q) const { return origin[q * stride]; }
-  KOKKOS_INLINE_FUNCTION T operator()(const int q) const { return origin[q * stride]; }
-};
-
-// W at a point computed where it is read, from X: for K = 1 it is one term,
-// cheaper than a stored row and the barrier after it. The same function as
-// the stored W, so the same value.
-template <class T>
+// W computed where read, from X: for K = 1 it is one term, cheaper than a
+// stored row and the barrier after it. The same operations as the stored W,
+// so the same values.
+template <class T, int P>
 struct AverageWhereRead {
   Coefficients<T> co;
-  Column<T> x;
-  KOKKOS_INLINE_FUNCTION T operator()(const int q) const { return average_w(co, PaddedIndex{}, q, x); }
+  StoredRow<T, P> x;
+  KOKKOS_INLINE_FUNCTION Lanes<T, P> block(const int q) const { return sliding_average_w<T, P>(co, q, x); }
+  KOKKOS_INLINE_FUNCTION T point(const int q) const { return average_w(co, PaddedIndex{}, q, x.row); }
+};
+
+// A source's P-point blocks as the reader rate_from_advection takes.
+template <class Source>
+struct BlockReader {
+  const Source& source;
+  KOKKOS_INLINE_FUNCTION auto operator()(const int q) const { return source.block(q); }
 };
 
 // Per RK stage: the large scale (model III), W (unless K = 1) and the rate
 // fused with the stage's end, which writes the next stage's input into the
-// other of two input rows, so that one barrier follows each sub-stage. The
-// per-point code is the other layouts' (tendency.hpp, RungeKutta), so the
-// numbers are theirs.
+// other of two input rows, so that one barrier follows each sub-stage. Each
+// thread computes blocks of `points` consecutive points of one member, its
+// sums from sliding windows (sliding_sums.hpp); the rest of the per-point
+// code is the other layouts' (tendency.hpp, RungeKutta), so the numbers are
+// theirs.
 template <class T>
 struct ResidentSteps {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
   using Scratch = Kokkos::View<T*, ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Consecutive points per thread: odd, so that the first points of
+  // neighbouring threads' blocks (i * points) fall in distinct shared-memory
+  // banks; 5 divides DART's N = 960 and Lorenz 96's N = 40.
+  static constexpr int points = 5;
+  using Block = Lanes<T, points>;
+  using Row = StoredRow<T, points>;
 
   // GPUs: shared memory. Hosts: level 1, whose limit fits DART's N = 960 in
   // double (level 0 is L1-sized there).
@@ -65,11 +71,19 @@ struct ResidentSteps {
   ResidentShape shape;
 
   KOKKOS_INLINE_FUNCTION static bool average_where_read(const Coefficients<T>& co) { return co.k == 1; }
+  static int blocks(const Coefficients<T>& co) { return (co.n + points - 1) / points; }
+  // Padded rows: row_halo wrapped copies before point 0, as many plus
+  // points - 1 after the last point (a last partial block's windows reach
+  // that far; its extra lanes compute values nobody keeps).
+  KOKKOS_INLINE_FUNCTION static int halo_after(const Coefficients<T>& co) { return row_halo(co) + points - 1; }
+  KOKKOS_INLINE_FUNCTION static int padded_length(const Coefficients<T>& co) {
+    return co.n + row_halo(co) + halo_after(co);
+  }
   static int padded_arrays(const Coefficients<T>& co) {  // two inputs, the large scale, W
     return 2 + (co.two_scale() ? 1 : 0) + (average_where_read(co) ? 0 : 1);
   }
   static std::size_t padded_bytes(const Coefficients<T>& co, const int lanes) {
-    return static_cast<std::size_t>(padded_arrays(co)) * Scratch::shmem_size((co.n + 2 * row_halo(co)) * lanes);
+    return static_cast<std::size_t>(padded_arrays(co)) * Scratch::shmem_size(padded_length(co) * lanes);
   }
   static std::size_t owned_bytes(const Coefficients<T>& co, const int lanes) {  // state, increment
     return 2 * Scratch::shmem_size(co.n * lanes);
@@ -78,44 +92,57 @@ struct ResidentSteps {
     return padded_bytes(co, shape.lanes) + (shape.owned_in_scratch ? owned_bytes(co, shape.lanes) : 0);
   }
 
-  // Writes point i of a padded row and its wrapped copies (h may exceed n).
+  // Writes point i of a padded row and its wrapped copies (the halos may
+  // exceed n).
   KOKKOS_INLINE_FUNCTION void write_padded(const Column<T>& row, const int i, const T value) const {
-    const int n = co.n, h = row_halo(co);
+    const int n = co.n, before = row_halo(co), after = halo_after(co);
     row[i] = value;
-    for (int m = i - n; m >= -h; m -= n) row[m] = value;
-    for (int m = i + n; m < n + h; m += n) row[m] = value;
+    for (int m = i - n; m >= -before; m -= n) row[m] = value;
+    for (int m = i + n; m < n + after; m += n) row[m] = value;
+  }
+  // The first `count` lanes of a block at points i..
+  KOKKOS_INLINE_FUNCTION void write_padded(const Column<T>& row, const int i, const int count,
+                                           const Block& value) const {
+    for (int b = 0; b < count; ++b) write_padded(row, i + b, value.lane[b]);
   }
 
-  // Calls f(i, v) for each (point, member lane) this thread owns: slots
-  // i * lanes + v dealt out by team rank, the same ones in every sub-stage.
+  // Calls f(i, count, v) for each block this thread owns: points i..i+count-1
+  // of member lane v, slots block * lanes + v dealt out by team rank, the same
+  // ones in every sub-stage.
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_owned(const Member& team, const int members, const F& f) const {
-    const int slots = co.n * shape.lanes;
+    const int slots = ((co.n + points - 1) / points) * shape.lanes;
     for (int slot = team.team_rank(); slot < slots; slot += team.team_size()) {
       const int v = slot & (shape.lanes - 1);
-      if (v < members) f(slot >> shape.lane_shift, v);
+      const int i = (slot >> shape.lane_shift) * points;
+      if (v < members) f(i, co.n - i < points ? co.n - i : points, v);
     }
   }
 
   struct Rows {
     T *input, *next_input, *large, *average, *state, *increment;  // padded rows at their point 0
   };
+  KOKKOS_INLINE_FUNCTION Row row(T* origin, const int v) const { return Row{Column<T>{origin + v, shape.lanes}}; }
 
-  template <class ReadW>
-  KOKKOS_INLINE_FUNCTION void rate_and_finish(const Member& team, const int members, const int stage, const Rows& r,
-                                              const int first, const ReadW& read_w) const {
+  template <class SourceW>
+  KOKKOS_INLINE_FUNCTION void rate_and_finish(const int stage, const Rows& r, const int first, const int i,
+                                              const int count, const int v, const SourceW& w) const {
     const int lanes = shape.lanes;
-    for_owned(team, members, [&](const int i, const int v) {
-      const Column<T> input{r.input + v, lanes}, large{r.large + v, lanes};
-      T& state = shape.owned_in_scratch ? r.state[i * lanes + v] : z(first + v, i);
-      T& increment_i = shape.owned_in_scratch ? r.increment[i * lanes + v] : increment(first + v, i);
-      const T k = co.dt * tendency(co, PaddedIndex{}, i, input, large, read_w(v));
-      write_padded(Column<T>{r.next_input + v, lanes}, i, RungeKutta<T>::finish_stage(stage, k, increment_i, state));
-    });
+    const Row input = row(r.input, v), large = row(r.large, v);
+    const Block advection_sum = sliding_advection<T, points>(co, i, large, w);
+    const Block k = mul(co.dt, rate_from_advection(co, PaddedIndex{}, i, BlockReader<Row>{input},
+                                                   BlockReader<Row>{large}, BlockReader<SourceW>{w}, advection_sum));
+    const Column<T> next{r.next_input + v, lanes};
+    for (int b = 0; b < count; ++b) {
+      const int q = i + b;
+      T& state = shape.owned_in_scratch ? r.state[q * lanes + v] : z(first + v, q);
+      T& increment_q = shape.owned_in_scratch ? r.increment[q * lanes + v] : increment(first + v, q);
+      write_padded(next, q, RungeKutta<T>::finish_stage(stage, k.lane[b], increment_q, state));
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int n = co.n, h = row_halo(co), lanes = shape.lanes, padded = (n + 2 * h) * lanes;
+    const int n = co.n, lanes = shape.lanes, padded = padded_length(co) * lanes;
     const int first = team.league_rank() * lanes, total = static_cast<int>(z.extent(0));
     const int members = total - first < lanes ? total - first : lanes;
     const auto& scratch = team.team_scratch(int(scratch_level));  // a copy: see VectorSteps
@@ -124,37 +151,41 @@ struct ResidentSteps {
     const Scratch average_row = average_where_read(co) ? Scratch() : Scratch(scratch, padded);
     const Scratch state_row = shape.owned_in_scratch ? Scratch(scratch, n * lanes) : Scratch();
     const Scratch increment_row = shape.owned_in_scratch ? Scratch(scratch, n * lanes) : Scratch();
-    const int offset = h * lanes;
+    const int offset = row_halo(co) * lanes;
     Rows r{input_a.data() + offset, input_b.data() + offset, nullptr, nullptr, state_row.data(), increment_row.data()};
 
-    for_owned(team, members, [&](const int i, const int v) {
-      const T value = z(first + v, i);
-      write_padded(Column<T>{r.input + v, lanes}, i, value);
-      if (shape.owned_in_scratch) r.state[i * lanes + v] = value;
+    for_owned(team, members, [&](const int i, const int count, const int v) {
+      for (int q = i; q < i + count; ++q) {
+        const T value = z(first + v, q);
+        write_padded(Column<T>{r.input + v, lanes}, q, value);
+        if (shape.owned_in_scratch) r.state[q * lanes + v] = value;
+      }
     });
     team.team_barrier();
     for (std::int64_t step = 0; step < steps; ++step) {
       for (int stage = 0; stage < 4; ++stage) {
         r.large = co.two_scale() ? large_row.data() + offset : r.input;
         if (co.two_scale()) {
-          for_owned(team, members, [&](const int i, const int v) {
-            write_padded(Column<T>{r.large + v, lanes}, i,
-                         large_scale(co, PaddedIndex{}, i, Column<T>{r.input + v, lanes}));
+          for_owned(team, members, [&](const int i, const int count, const int v) {
+            write_padded(Column<T>{r.large + v, lanes}, i, count,
+                         sliding_large_scale<T, points>(co, i, row(r.input, v)));
           });
           team.team_barrier();
         }
         if (average_where_read(co)) {
-          rate_and_finish(team, members, stage, r, first, [&](const int v) {
-            return AverageWhereRead<T>{co, Column<T>{r.large + v, lanes}};
+          for_owned(team, members, [&](const int i, const int count, const int v) {
+            rate_and_finish(stage, r, first, i, count, v, AverageWhereRead<T, points>{co, row(r.large, v)});
           });
         } else {
           r.average = average_row.data() + offset;
-          for_owned(team, members, [&](const int i, const int v) {
-            write_padded(Column<T>{r.average + v, lanes}, i,
-                         average_w(co, PaddedIndex{}, i, Column<T>{r.large + v, lanes}));
+          for_owned(team, members, [&](const int i, const int count, const int v) {
+            write_padded(Column<T>{r.average + v, lanes}, i, count,
+                         sliding_average_w<T, points>(co, i, row(r.large, v)));
           });
           team.team_barrier();
-          rate_and_finish(team, members, stage, r, first, [&](const int v) { return Column<T>{r.average + v, lanes}; });
+          for_owned(team, members, [&](const int i, const int count, const int v) {
+            rate_and_finish(stage, r, first, i, count, v, row(r.average, v));
+          });
         }
         team.team_barrier();
         T* const done = r.input;
@@ -163,7 +194,9 @@ struct ResidentSteps {
       }
     }
     if (shape.owned_in_scratch)
-      for_owned(team, members, [&](const int i, const int v) { z(first + v, i) = r.state[i * lanes + v]; });
+      for_owned(team, members, [&](const int i, const int count, const int v) {
+        for (int q = i; q < i + count; ++q) z(first + v, q) = r.state[q * lanes + v];
+      });
   }
 };
 

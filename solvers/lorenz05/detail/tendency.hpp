@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "core/spaces.hpp"
-#include "solvers/smoothing/running_smoother.hpp"
+#include "solvers/lorenz05/detail/rounding.hpp"
 
 namespace portasolve::lorenz05::detail {
 
@@ -53,61 +53,98 @@ KOKKOS_INLINE_FUNCTION Value over_k(const Coefficients<T>& co, const Value& valu
   return value / T(co.k);
 }
 
-// sum'_{j=-J..J} term(j), terms added from j = -J up (DART's order).
-template <class T, class Term>
-KOKKOS_INLINE_FUNCTION auto primed_sum(const Coefficients<T>& co, const Term& term) {
-  using Value = std::decay_t<decltype(term(0))>;
+// sum'_{j=-J..J} of terms added from j = -J up (DART's order):
+// accumulate(sum, j) is sum plus term j, halved(j) term j halved (the primed
+// sum's end terms).
+template <class T, class Value, class Accumulate, class Halved>
+KOKKOS_INLINE_FUNCTION Value primed_sum(const Coefficients<T>& co, const Value& zero, const Accumulate& accumulate,
+                                        const Halved& halved) {
   if (!co.primed) {
-    Value sum(T(0));
-    for (int j = -co.half; j <= co.half; ++j) sum += term(j);
+    Value sum = zero;
+    for (int j = -co.half; j <= co.half; ++j) sum = accumulate(sum, j);
     return sum;
   }
-  Value sum = term(-co.half) / T(2);
-  for (int j = -co.half + 1; j <= co.half - 1; ++j) sum += term(j);
-  return sum + term(co.half) / T(2);
+  Value sum = halved(-co.half);
+  for (int j = -co.half + 1; j <= co.half - 1; ++j) sum = accumulate(sum, j);
+  return add(sum, halved(co.half));
+}
+
+// The running smoother's sum (smoothing::running_smoother's order, j = -I
+// up, each term fused into the sum) for a reader that takes any q in
+// [i - I, i + I]: wrapped through index.
+template <class T, class Value, class Read>
+KOKKOS_INLINE_FUNCTION Value smoothed(const Coefficients<T>& co, const int i, const Read& read) {
+  const int half_width = co.smooth_steps;
+  Value sum(T(0));
+  for (int j = -half_width; j <= half_width; ++j)
+    sum = fused(static_cast<T>(co.smoother[j + half_width]), read(i + j), sum);
+  return sum;
 }
 
 // X_n: the large scale (model III), or Z itself.
 template <class T, class Index, class ReadZ>
 KOKKOS_INLINE_FUNCTION auto large_scale(const Coefficients<T>& co, const Index& index, const int i, const ReadZ& z) {
+  using Value = std::decay_t<decltype(z(i))>;
   if (!co.two_scale()) return z(i);
-  return smoothing::running_smoother<T>(co.smoother, co.smooth_steps, i, [&](const int q) { return z(index(q)); });
+  return smoothed<T, Value>(co, i, [&](const int q) { return z(index(q)); });
 }
 template <class T, class ReadZ>
 KOKKOS_INLINE_FUNCTION T large_scale(const Coefficients<T>& co, const int i, const ReadZ& z) {
-  if (!co.two_scale()) return z(i);
-  return smoothing::cyclic_running_smoother<T>(co.smoother, co.smooth_steps, co.n, i, z);
+  return large_scale(co, CyclicIndex{co.n}, i, z);
 }
 
 // W_n = sum'_{j} X_{n-j} / K.
 template <class T, class Index, class ReadX>
 KOKKOS_INLINE_FUNCTION auto average_w(const Coefficients<T>& co, const Index& index, const int i, const ReadX& x) {
-  return over_k(co, primed_sum(co, [&](const int j) { return x(index(i - j)); }));
+  using Value = std::decay_t<decltype(x(i))>;
+  return over_k(co, primed_sum(
+                        co, Value(T(0)), [&](const Value& sum, const int j) { return add(sum, x(index(i - j))); },
+                        [&](const int j) { return x(index(i - j)) / T(2); }));
 }
 template <class T, class ReadX>
 KOKKOS_INLINE_FUNCTION T average_w(const Coefficients<T>& co, const int i, const ReadX& x) {
   return average_w(co, CyclicIndex{co.n}, i, x);
 }
 
+// The advection sum sum'_{j} W_{n-K+j} X_{n+K+j}.
+template <class T, class Index, class ReadX, class ReadW>
+KOKKOS_INLINE_FUNCTION auto advection(const Coefficients<T>& co, const Index& index, const int i, const ReadX& x,
+                                      const ReadW& w) {
+  using Value = std::decay_t<decltype(x(i))>;
+  const int k = co.k;
+  return primed_sum(
+      co, Value(T(0)),
+      [&](const Value& sum, const int j) { return fused(w(index(i - k + j)), x(index(i + k + j)), sum); },
+      [&](const int j) { return mul(w(index(i - k + j)), x(index(i + k + j))) / T(2); });
+}
+
+// dZ_n/dt from Z, X, W and the advection sum at n (the resident layout forms
+// that sum from sliding windows, the others by advection()).
+template <class T, class Index, class ReadZ, class ReadX, class ReadW, class Value>
+KOKKOS_INLINE_FUNCTION Value rate_from_advection(const Coefficients<T>& co, const Index& index, const int i,
+                                                 const ReadZ& z, const ReadX& x, const ReadW& w,
+                                                 const Value& advection_sum) {
+  const int k = co.k;
+  const Value bracket = fused(-w(index(i - 2 * k)), w(index(i - k)), over_k(co, advection_sum));
+  Value rate = add(sub(bracket, x(i)), co.forcing);
+  if (co.model == 3) {
+    const auto y = [&](const int m) {
+      const int q = index(m);
+      return sub(z(q), x(q));
+    };
+    const Value y_m2 = y(i - 2), y_m1 = y(i - 1), y_p1 = y(i + 1), y_i = y(i);
+    const Value small_scale = add(mul(-y_m2, y_m1), mul(y_m1, y_p1));
+    const Value coupling = add(mul(-y_m2, x(index(i - 1))), mul(y_m1, x(index(i + 1))));
+    rate = add(rate, sub(add(mul(mul(co.b, co.b), small_scale), mul(co.c, coupling)), mul(co.b, y_i)));
+  }
+  return rate;
+}
+
 // dZ_n/dt from Z, X (= Z unless model III) and W.
 template <class T, class Index, class ReadZ, class ReadX, class ReadW>
 KOKKOS_INLINE_FUNCTION auto tendency(const Coefficients<T>& co, const Index& index, const int i, const ReadZ& z,
                                      const ReadX& x, const ReadW& w) {
-  const int k = co.k;
-  const auto advection = primed_sum(co, [&](const int j) { return w(index(i - k + j)) * x(index(i + k + j)); });
-  const auto bracket = -w(index(i - 2 * k)) * w(index(i - k)) + over_k(co, advection);
-  const auto x_i = x(i);
-  auto rate = bracket - x_i + co.forcing;
-  if (co.model == 3) {
-    const auto y = [&](const int m) {
-      const int q = index(m);
-      return z(q) - x(q);
-    };
-    const auto y_m2 = y(i - 2), y_m1 = y(i - 1), y_p1 = y(i + 1), y_i = y(i);
-    rate += co.b * co.b * (-y_m2 * y_m1 + y_m1 * y_p1) + co.c * (-y_m2 * x(index(i - 1)) + y_m1 * x(index(i + 1))) -
-            co.b * y_i;
-  }
-  return rate;
+  return rate_from_advection(co, index, i, z, x, w, advection(co, index, i, x, w));
 }
 template <class T, class ReadZ, class ReadX, class ReadW>
 KOKKOS_INLINE_FUNCTION T tendency(const Coefficients<T>& co, const int i, const ReadZ& z, const ReadX& x,

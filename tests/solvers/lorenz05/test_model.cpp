@@ -116,12 +116,20 @@ TEST(Lorenz05Model, LayoutsAgreeAndMembersEqualSingleRuns) {
   }
 }
 
+bool same_bits(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  bool same = a.size() == b.size();
+  for (std::size_t e = 0; same && e < a.size(); ++e)
+    same = a[e].size() == b[e].size() && std::memcmp(a[e].data(), b[e].data(), a[e].size() * sizeof(double)) == 0;
+  return same;
+}
+
 // The vector layout (blocks of points in SIMD lanes, rows with wrapped ends)
-// against the team and flat layouts: the same numbers bit for bit on hosts,
-// where all three run the same operations in the same order per point (GPUs
-// may contract multiply-adds differently per kernel). Sizes with and without
-// a partial last block (8 points), K odd and even, the halo
-// longer than the row (K = N), model III at DART's N = 960.
+// against the team and flat layouts: the same numbers bit for bit on every
+// backend, as all three run the same operations in the same order per point,
+// each rounded as written (rounding.hpp: GPU compilers would otherwise fuse
+// multiply-adds differently per kernel). Sizes with and without a partial
+// last block (8 points), K odd and even, the halo longer than the row
+// (K = N), model III at DART's N = 960.
 template <class T>
 void expect_vector_layout_matches(const ModelParameters& p, int members, std::int64_t steps) {
   std::vector<std::vector<double>> start;
@@ -129,17 +137,10 @@ void expect_vector_layout_matches(const ModelParameters& p, int members, std::in
   const auto vector = run<T>(p, start, steps, Layout::vector);
   for (const Layout layout : {Layout::team, Layout::flat}) {
     const auto other = run<T>(p, start, steps, layout);
-    if constexpr (host_execution) {
-      bool same = true;
-      for (std::size_t e = 0; e < vector.size(); ++e)
-        for (std::size_t i = 0; i < vector[e].size(); ++i)
-          same = same && std::memcmp(&vector[e][i], &other[e][i], sizeof(double)) == 0;
-      EXPECT_TRUE(same) << "model " << p.model << " N " << p.model_size << " K " << p.K << " I " << p.smooth_steps
-                        << " vs " << name_of(layout) << (sizeof(T) == 4 ? " (float)" : "") << ", max difference "
-                        << max_difference(vector, other);
-    } else {
-      EXPECT_LT(max_difference(vector, other), sizeof(T) == 4 ? 1e-3 : 1e-10) << name_of(layout);
-    }
+    EXPECT_TRUE(same_bits(vector, other))
+        << "model " << p.model << " N " << p.model_size << " K " << p.K << " I " << p.smooth_steps << " vs "
+        << name_of(layout) << (sizeof(T) == 4 ? " (float)" : "") << ", max difference "
+        << max_difference(vector, other);
   }
 }
 
@@ -159,17 +160,11 @@ TEST(Lorenz05Model, VectorLayoutMatchesTeamAndFlatBitForBit) {
   expect_vector_layout_matches<float>(lorenz96_defaults(), 7, 500);
 }
 
-bool same_bits(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
-  bool same = a.size() == b.size();
-  for (std::size_t e = 0; same && e < a.size(); ++e)
-    same = a[e].size() == b[e].size() && std::memcmp(a[e].data(), b[e].data(), a[e].size() * sizeof(double)) == 0;
-  return same;
-}
-
-// The resident layout (several members per team, rows padded with wrapped
-// copies, the stage's end fused into the rate, W computed where read for
-// K = 1) against the team layout, bit for bit on every backend: both run the
-// same scalar per-point code. Member counts that give GPU teams of 1 to 32
+// The resident layout (several members per team, blocks of 5 points per
+// thread with sums from sliding windows, rows padded with wrapped copies, the
+// stage's end fused into the rate, W computed where read for K = 1) against
+// the team layout, bit for bit on every backend: the same operations in the
+// same order per point, rounded as written. Member counts that give GPU teams of 1 to 32
 // members and a last team only partly filled; the models of the vector
 // layout's test (halo longer than the row included) and DART's N = 960,
 // whose state and increment stay in device memory in double on CUDA.
