@@ -4,7 +4,8 @@
 For each ensemble size the model's config (--model 3: configs/lorenz05_model3_ensemble4096.yaml, N = 960;
 --model 1: configs/lorenz96.yaml, Lorenz 96 with N = 40, F = 8) is run with the members set, the chosen
 layout (team: a member per team, a whole window per launch; vector: a member per thread, points in SIMD
-lanes, the CPUs' layout) against the flat one-kernel-per-stage layout timed in the same run. With --jax
+lanes, the CPUs' layout; resident: several members per team, blocks of points per thread, every row in
+team scratch, the GPUs' layout) against the flat one-kernel-per-stage layout timed in the same run. With --jax
 (Lorenz 96 only) a plain JAX program is timed in the same run as the peer issue 25 names: jit +
 lax.fori_loop over RK4 steps, members as a batch axis, jnp.roll for the neighbours, float64, the time of
 a second call (the first compiles), median of 3. Prints member-steps per second as a Markdown table.
@@ -66,7 +67,7 @@ def main():
                         help="steps per ensemble size, E:STEPS (others: 200)")
     parser.add_argument("--precision", default="double")
     parser.add_argument("--layout", default="team", choices=["team", "vector", "resident", "automatic"],
-                        help="the layout timed against the flat baseline (resident: several members per team, every row on chip)")
+                        help="the layout timed against the flat baseline")
     parser.add_argument("--jax", action="store_true", help="time the JAX Lorenz 96 peer in the same run (--model 1)")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()
