@@ -104,10 +104,11 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
 namespace {
 // The resident layout's teams. GPUs: a thread per block of
 // ResidentSteps::points consecutive points, up to resident_member_threads
-// for a member (a few blocks per thread beyond); as many members per team (a
-// power of two up to resident_max_lanes) as keep the team within
-// resident_team_threads threads, leave at least two teams per multiprocessor
-// and fit the scratch. Hosts: a team of one thread and one member.
+// for a member (a few blocks per thread beyond); then more members per team
+// (a power of two up to resident_max_lanes) while the team stays within
+// resident_team_threads threads, at least two teams per multiprocessor
+// remain and the scratch fits (one member may take more threads than that:
+// 192 for N = 960). Hosts: a team of one thread and one member.
 constexpr int resident_member_threads = 256;
 constexpr int resident_team_threads = 128;
 constexpr int resident_max_lanes = 32;  // a warp of one block's members

@@ -10,12 +10,13 @@
 // many steps per launch, each sub-stage computing a block of consecutive
 // points at once in SIMD lanes (for CPUs, where the others compute a point at
 // a time: each point's sums are chains of dependent adds); `resident`: several
-// members per team for many steps per launch, a thread per point (a few
-// points for long rows), every stage row, the state and the RK increment in
+// members per team for many steps per launch, a thread per block of 5
+// consecutive points whose sums slide along the row, every stage row, the state and the RK increment in
 // team scratch for the whole window (the state and increment in device
 // memory where they do not fit beside the rows), rows padded with wrapped
 // copies of their ends, one barrier per sub-stage (for GPUs). All give the
-// same numbers (the same operations in the same order per point).
+// same numbers (the same operations in the same order per point, each
+// rounded as written: detail/rounding.hpp).
 // `automatic` picks vector on host backends; on GPUs resident when a
 // member's rows fit the team scratch, else team when its stage state does,
 // else flat.

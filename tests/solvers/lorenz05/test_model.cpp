@@ -193,6 +193,12 @@ TEST(Lorenz05Model, ResidentLayoutMatchesTeamBitForBit) {
     expect_resident_layout_matches<double>(lorenz96_defaults(), members, 60);
     expect_resident_layout_matches<float>(lorenz96_defaults(), members, 60);
   }
+  // Teams of 8 and 16 members on a 132-multiprocessor GPU (the benchmarks
+  // E = 4096 and 65536 shapes), each with a last team of one to three.
+  for (const int members : {4099, 4225}) {
+    expect_resident_layout_matches<double>(lorenz96_defaults(), members, 3);
+    expect_resident_layout_matches<float>(lorenz96_defaults(), members, 3);
+  }
   const ModelParameters three = model_three_defaults();  // N = 960, K = 32, I = 12
   expect_resident_layout_matches<double>(three, 5, 20);
   expect_resident_layout_matches<float>(three, 5, 20);
