@@ -80,8 +80,7 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
                       "layout vector: a member's stage state (" + std::to_string(VectorSteps<T>::scratch_bytes(co)) +
                           " bytes for N = " + std::to_string(co.n) + ") exceeds the thread scratch of this backend (" +
                           std::to_string(vector_limit) + " bytes); use layout flat");
-  const std::size_t resident_limit =
-      static_cast<std::size_t>(ResidentSteps<T>::Policy::scratch_size_max(ResidentSteps<T>::scratch_level));
+  const std::size_t resident_limit = ResidentSteps<T>::scratch_limit();
   const bool resident_fits = ResidentSteps<T>::padded_bytes(co, 1) <= resident_limit;
   if (layout == Layout::resident && !resident_fits)
     throw OptionError("layout", "layout resident: a member's padded stage rows (" +
@@ -89,7 +88,8 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
                                     std::to_string(co.n) + ") exceed the team scratch of this backend (" +
                                     std::to_string(resident_limit) + " bytes); use layout flat");
   // Hosts: the vector layout (a member per thread, points in SIMD lanes);
-  // GPUs: a thread per point, several members per team where their rows fit.
+  // GPUs: blocks of points per thread, several members per team where their
+  // rows fit.
   if (layout == Layout::automatic)
     s.layout = host_execution ? (vector_fits ? Layout::vector
                                  : fits      ? Layout::team
@@ -165,8 +165,8 @@ void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::i
   if (s.layout == Layout::resident) {
     using Policy = typename ResidentSteps<T>::Policy;
     constexpr int level = ResidentSteps<T>::scratch_level;
-    const std::size_t limit = static_cast<std::size_t>(Policy::scratch_size_max(level));
-    ResidentSteps<T> kernel{s.co, states, View2D<T>(), steps, resident_shape(exec, s.co, members, limit)};
+    ResidentSteps<T> kernel{s.co, states, View2D<T>(), steps,
+                            resident_shape(exec, s.co, members, ResidentSteps<T>::scratch_limit())};
     if (!kernel.shape.owned_in_scratch) kernel.increment = s.work(s.increment, "lorenz05_increment", members);
     const int teams = (members + kernel.shape.lanes - 1) / kernel.shape.lanes;
     const int most = Policy(exec, teams, 1).team_size_max(kernel, Kokkos::ParallelForTag());

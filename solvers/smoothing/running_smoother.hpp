@@ -6,7 +6,6 @@
 // chosen so that sum' a_j = 1 and sum' j^2 a_j = 0: X reproduces Z wherever Z
 // varies quadratically over 2I points. I = 0 is the identity.
 #include <Kokkos_Core.hpp>
-#include <type_traits>
 #include <vector>
 
 namespace portasolve::smoothing {
@@ -25,17 +24,6 @@ KOKKOS_INLINE_FUNCTION T cyclic_running_smoother(const Weights& weights, const i
     k = k < 0 ? k + n : (k >= n ? k - n : k);
     sum += static_cast<T>(weights[j + half_width]) * read(k);
   }
-  return sum;
-}
-
-// The same sum for a row whose reader takes any k in [i - I, i + I] (a row
-// with wrapped copies at its ends), in the same order; the sum has the type
-// read returns, T or B consecutive points at once (lorenz05/lanes.hpp).
-template <class T, class Weights, class Read>
-KOKKOS_INLINE_FUNCTION auto running_smoother(const Weights& weights, const int half_width, const int i,
-                                             const Read& read) {
-  std::decay_t<decltype(read(i))> sum(T(0));
-  for (int j = -half_width; j <= half_width; ++j) sum += static_cast<T>(weights[j + half_width]) * read(i + j);
   return sum;
 }
 

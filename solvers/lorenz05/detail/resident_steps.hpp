@@ -88,6 +88,7 @@ struct ResidentSteps {
   static std::size_t owned_bytes(const Coefficients<T>& co, const int lanes) {  // state, increment
     return 2 * Scratch::shmem_size(co.n * lanes);
   }
+  static std::size_t scratch_limit() { return static_cast<std::size_t>(Policy::scratch_size_max(scratch_level)); }
   static std::size_t scratch_bytes(const Coefficients<T>& co, const ResidentShape& shape) {
     return padded_bytes(co, shape.lanes) + (shape.owned_in_scratch ? owned_bytes(co, shape.lanes) : 0);
   }

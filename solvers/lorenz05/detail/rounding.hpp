@@ -16,82 +16,45 @@
 
 #include "solvers/lorenz05/detail/lanes.hpp"
 
-#if defined(__clang__)
-#define PORTASOLVE_LORENZ05_AS_WRITTEN _Pragma("clang fp contract(off)")
+// One scalar operation: `cuda` on CUDA devices, `hip` on HIP devices, else
+// `plain`; under clang with contraction off in the function.
+#if defined(__CUDA_ARCH__)
+#define PORTASOLVE_LORENZ05_ROUNDED(cuda, hip, plain) cuda
+#elif defined(__HIP_DEVICE_COMPILE__)
+#define PORTASOLVE_LORENZ05_ROUNDED(cuda, hip, plain) hip
 #else
-#define PORTASOLVE_LORENZ05_AS_WRITTEN
+#define PORTASOLVE_LORENZ05_ROUNDED(cuda, hip, plain) plain
+#endif
+#if defined(__clang__)
+#define PORTASOLVE_LORENZ05_NO_CONTRACTION _Pragma("clang fp contract(off)")
+#else
+#define PORTASOLVE_LORENZ05_NO_CONTRACTION
 #endif
 
 namespace portasolve::lorenz05::detail {
 
-KOKKOS_INLINE_FUNCTION double mul(const double a, const double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a * b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION float mul(const float a, const float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a * b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION double add(const double a, const double b) {
-#ifdef __CUDA_ARCH__
-  return __dadd_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a + b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION float add(const float a, const float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a + b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION double sub(const double a, const double b) {
-#ifdef __CUDA_ARCH__
-  return __dsub_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a - b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION float sub(const float a, const float b) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(a, b);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a - b;
-#endif
-}
-KOKKOS_INLINE_FUNCTION double fused(const double a, const double b, const double c) {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#elif defined(__HIP_DEVICE_COMPILE__)
-  return __builtin_fma(a, b, c);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a * b + c;
-#endif
-}
-KOKKOS_INLINE_FUNCTION float fused(const float a, const float b, const float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#elif defined(__HIP_DEVICE_COMPILE__)
-  return __builtin_fmaf(a, b, c);
-#else
-  PORTASOLVE_LORENZ05_AS_WRITTEN
-  return a * b + c;
-#endif
-}
+#define PORTASOLVE_LORENZ05_SCALAR_OPS(T, mul_rn, add_rn, sub_rn, fma_rn, hip_fma)    \
+  KOKKOS_INLINE_FUNCTION T mul(const T a, const T b) {                                \
+    PORTASOLVE_LORENZ05_NO_CONTRACTION                                                \
+    return PORTASOLVE_LORENZ05_ROUNDED(mul_rn(a, b), a * b, a * b);                   \
+  }                                                                                   \
+  KOKKOS_INLINE_FUNCTION T add(const T a, const T b) {                                \
+    PORTASOLVE_LORENZ05_NO_CONTRACTION                                                \
+    return PORTASOLVE_LORENZ05_ROUNDED(add_rn(a, b), a + b, a + b);                   \
+  }                                                                                   \
+  KOKKOS_INLINE_FUNCTION T sub(const T a, const T b) {                                \
+    PORTASOLVE_LORENZ05_NO_CONTRACTION                                                \
+    return PORTASOLVE_LORENZ05_ROUNDED(sub_rn(a, b), a - b, a - b);                   \
+  }                                                                                   \
+  KOKKOS_INLINE_FUNCTION T fused(const T a, const T b, const T c) {                   \
+    PORTASOLVE_LORENZ05_NO_CONTRACTION                                                \
+    return PORTASOLVE_LORENZ05_ROUNDED(fma_rn(a, b, c), hip_fma(a, b, c), a * b + c); \
+  }
+PORTASOLVE_LORENZ05_SCALAR_OPS(double, __dmul_rn, __dadd_rn, __dsub_rn, __fma_rn, __builtin_fma)
+PORTASOLVE_LORENZ05_SCALAR_OPS(float, __fmul_rn, __fadd_rn, __fsub_rn, __fmaf_rn, __builtin_fmaf)
+#undef PORTASOLVE_LORENZ05_SCALAR_OPS
+#undef PORTASOLVE_LORENZ05_NO_CONTRACTION
+#undef PORTASOLVE_LORENZ05_ROUNDED
 
 // The same lane by lane for B points at once; a scalar operand is the same
 // value in every lane.
@@ -130,7 +93,5 @@ KOKKOS_INLINE_FUNCTION Lanes<T, B> fused(const X& a, const Y& b, const Lanes<T, 
   for (int l = 0; l < B; ++l) r.lane[l] = fused(lane_of(a, l), lane_of(b, l), c.lane[l]);
   return r;
 }
-
-#undef PORTASOLVE_LORENZ05_AS_WRITTEN
 
 }  // namespace portasolve::lorenz05::detail

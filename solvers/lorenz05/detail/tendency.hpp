@@ -69,7 +69,7 @@ KOKKOS_INLINE_FUNCTION Value primed_sum(const Coefficients<T>& co, const Value& 
   return add(sum, halved(co.half));
 }
 
-// The running smoother's sum (smoothing::running_smoother's order, j = -I
+// The running smoother's sum (smoothing::cyclic_running_smoother's order, j = -I
 // up, each term fused into the sum) for a reader that takes any q in
 // [i - I, i + I]: wrapped through index.
 template <class T, class Value, class Read>
