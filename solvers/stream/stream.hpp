@@ -25,20 +25,74 @@ struct Arrays {
   View1D<T> a, b, c;
 };
 
+// Each thread moves one 16-byte pack of elements per array: with one 4-byte
+// float per thread a GPU's memory system stays well below the vendor's copy
+// (BENCHMARKS.md), with 16-byte accesses it reaches it.
+constexpr std::size_t pack_bytes = 16;
+
+template <class T>
+struct alignas(pack_bytes) Pack {
+  static constexpr int width = static_cast<int>(pack_bytes / sizeof(T));
+  T lane[width];
+};
+
 template <class T>
 struct StreamKernels {
   struct Copy {};
   struct Scale {};
   struct Add {};
   struct Triad {};
+  using P = Pack<T>;
 
   View1D<T> a, b, c;
   T scalar;
+  // Indices below `packs` are packs of P::width elements; the ones above,
+  // single elements of the tail (all of them when the arrays are not
+  // aligned to a pack).
+  std::int64_t packs;
 
-  KOKKOS_INLINE_FUNCTION void operator()(Copy, const std::int64_t i) const { c(i) = a(i); }
-  KOKKOS_INLINE_FUNCTION void operator()(Scale, const std::int64_t i) const { b(i) = scalar * c(i); }
-  KOKKOS_INLINE_FUNCTION void operator()(Add, const std::int64_t i) const { c(i) = a(i) + b(i); }
-  KOKKOS_INLINE_FUNCTION void operator()(Triad, const std::int64_t i) const { a(i) = b(i) + scalar * c(i); }
+  KOKKOS_INLINE_FUNCTION static P& pack(const View1D<T>& view, const std::int64_t i) {
+    return reinterpret_cast<P*>(view.data())[i];
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t element(const std::int64_t i) const { return packs * P::width + (i - packs); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Copy, const std::int64_t i) const {
+    if (i < packs) {
+      pack(c, i) = pack(a, i);
+    } else {
+      c(element(i)) = a(element(i));
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(Scale, const std::int64_t i) const {
+    if (i < packs) {
+      const P x = pack(c, i);
+      P y;
+      for (int l = 0; l < P::width; ++l) y.lane[l] = scalar * x.lane[l];
+      pack(b, i) = y;
+    } else {
+      b(element(i)) = scalar * c(element(i));
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(Add, const std::int64_t i) const {
+    if (i < packs) {
+      const P x = pack(a, i), y = pack(b, i);
+      P z;
+      for (int l = 0; l < P::width; ++l) z.lane[l] = x.lane[l] + y.lane[l];
+      pack(c, i) = z;
+    } else {
+      c(element(i)) = a(element(i)) + b(element(i));
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(Triad, const std::int64_t i) const {
+    if (i < packs) {
+      const P x = pack(b, i), y = pack(c, i);
+      P z;
+      for (int l = 0; l < P::width; ++l) z.lane[l] = x.lane[l] + scalar * y.lane[l];
+      pack(a, i) = z;
+    } else {
+      a(element(i)) = b(element(i)) + scalar * c(element(i));
+    }
+  }
 };
 
 template <class T>
@@ -48,15 +102,28 @@ Arrays<T> allocate(std::size_t n) {
                    View1D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream_c"), n)};
 }
 
+// Whether all three arrays start on a pack boundary (allocate's do; a
+// subview may not).
+template <class T>
+bool pack_aligned(const Arrays<T>& arrays) {
+  const auto aligned = [](const View1D<T>& view) {
+    return reinterpret_cast<std::uintptr_t>(view.data()) % pack_bytes == 0;
+  };
+  return aligned(arrays.a) && aligned(arrays.b) && aligned(arrays.c);
+}
+
 // One launch of `operation`; asynchronous like every Kokkos launch.
 template <class T>
 void apply(Operation operation, const Arrays<T>& arrays, T scalar) {
   using Kernels = StreamKernels<T>;
-  const Kernels kernels{arrays.a, arrays.b, arrays.c, scalar};
   const auto n = static_cast<std::int64_t>(arrays.a.extent(0));
+  const std::int64_t packs = pack_aligned(arrays) ? n / Pack<T>::width : 0;
+  const Kernels kernels{arrays.a, arrays.b, arrays.c, scalar, packs};
+  const std::int64_t indices = packs + (n - packs * Pack<T>::width);
   const auto launch = [&](auto tag, const char* name) {
     using Tag = decltype(tag);
-    Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Tag, Kokkos::IndexType<std::int64_t>>(0, n), kernels);
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Tag, Kokkos::IndexType<std::int64_t>>(0, indices),
+                         kernels);
   };
   switch (operation) {
     case Operation::copy:

@@ -1,8 +1,12 @@
-// Each STREAM kernel on random data against a plain host loop.
+// Each STREAM kernel on random data against a plain host loop: lengths with
+// and without a tail after the last 16-byte pack, and arrays that start off
+// a pack boundary (one element per thread throughout).
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "solvers/stream/stream.hpp"
@@ -12,15 +16,19 @@ namespace {
 namespace stream = portasolve::stream;
 
 template <class T>
-void check_operation(stream::Operation operation) {
-  const std::size_t n = 10007;
-  std::mt19937 rng(7 + static_cast<int>(operation));
+void check_operation(stream::Operation operation, const std::size_t n, const std::size_t offset) {
+  SCOPED_TRACE("n = " + std::to_string(n) + ", offset " + std::to_string(offset));
+  std::mt19937 rng(7 + static_cast<int>(operation) + static_cast<int>(n));
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   std::vector<T> a(n), b(n), c(n);
   for (std::size_t i = 0; i < n; ++i) a[i] = T(dist(rng)), b[i] = T(dist(rng)), c[i] = T(dist(rng));
   const T s = T(0.7);
 
-  auto arrays = stream::allocate<T>(n);
+  auto arrays = stream::allocate<T>(n + offset);
+  const auto range = std::make_pair(offset, n + offset);
+  arrays = stream::Arrays<T>{Kokkos::subview(arrays.a, range), Kokkos::subview(arrays.b, range),
+                             Kokkos::subview(arrays.c, range)};
+  EXPECT_EQ(stream::pack_aligned(arrays), offset * sizeof(T) % stream::pack_bytes == 0);
   const auto upload = [](const portasolve::View1D<T>& view, const std::vector<T>& values) {
     auto host = Kokkos::create_mirror_view(view);
     for (std::size_t i = 0; i < values.size(); ++i) host(i) = values[i];
@@ -60,13 +68,16 @@ void check_operation(stream::Operation operation) {
   }
 }
 
-TEST(Stream, KernelsMatchHostLoopsDouble) {
-  for (const auto& name : stream::operation_names()) check_operation<double>(stream::operation_from_name(name));
+template <class T>
+void check_every_operation() {
+  for (const auto& name : stream::operation_names())
+    for (const std::size_t n : {1, 2, 3, 4, 5, 8, 10007, 65536})
+      for (const std::size_t offset : {0, 1}) check_operation<T>(stream::operation_from_name(name), n, offset);
 }
 
-TEST(Stream, KernelsMatchHostLoopsFloat) {
-  for (const auto& name : stream::operation_names()) check_operation<float>(stream::operation_from_name(name));
-}
+TEST(Stream, KernelsMatchHostLoopsDouble) { check_every_operation<double>(); }
+
+TEST(Stream, KernelsMatchHostLoopsFloat) { check_every_operation<float>(); }
 
 TEST(Stream, BytesMovedCountsReadsAndWrites) {
   EXPECT_EQ(stream::bytes_moved(stream::Operation::copy, 1000, 8), 16000u);
