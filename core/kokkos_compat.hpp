@@ -99,6 +99,14 @@ __device__ inline T hip_shfl_down(const T& value, const int delta, const int wid
   return Kokkos::Experimental::shfl_down(value, delta, width);
 #endif
 }
+template <class T>
+__device__ inline T hip_shfl(const T& value, const int source_lane, const int width) {
+#if KOKKOS_VERSION >= 40000
+  return Kokkos::shfl(value, source_lane, width);
+#else
+  return Kokkos::Experimental::shfl(value, source_lane, width);
+#endif
+}
 #endif
 
 }  // namespace portasolve::kokkos_compat

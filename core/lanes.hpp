@@ -44,6 +44,20 @@ KOKKOS_INLINE_FUNCTION T from_lane_above(const T& value) {
 #endif
 }
 
+// The value `value` holds in lane `source_lane` of the band (hosts: the
+// thread's own).
+template <class T>
+KOKKOS_INLINE_FUNCTION T from_lane(const T& value, const int source_lane) {
+#if defined(__CUDA_ARCH__)
+  return Kokkos::shfl(value, source_lane, int(band_lanes));  // (a copy: shfl takes a reference)
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return kokkos_compat::hip_shfl(value, source_lane, band_lanes);
+#else
+  (void)source_lane;
+  return value;
+#endif
+}
+
 // How a register-blocked launch cuts a grid: bands of band_cols() columns,
 // each a warp of lanes owning `columns` adjacent columns, whose `halo`
 // columns at each side go stale (one per pass) and are written by the

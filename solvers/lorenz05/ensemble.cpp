@@ -12,6 +12,7 @@
 #include "solvers/lorenz05/detail/kernels.hpp"
 #include "solvers/lorenz05/detail/resident_steps.hpp"
 #include "solvers/lorenz05/detail/tendency.hpp"
+#include "solvers/lorenz05/detail/warp_steps.hpp"
 #include "solvers/smoothing/running_smoother.hpp"
 
 namespace portasolve::lorenz05 {
@@ -57,6 +58,7 @@ Ensemble<T>::Ensemble(const ExecSpace& exec, const ModelParameters& parameters, 
   co.b = static_cast<T>(parameters.space_time_scale);
   co.c = static_cast<T>(parameters.coupling);
   co.dt = static_cast<T>(parameters.delta_t);
+  if ((co.k & (co.k - 1)) == 0) co.power_of_two_reciprocal_k = T(1) / static_cast<T>(co.k);
   const std::vector<double> weights = smoothing::running_smoother_weights(co.smooth_steps);
   View1D<T> smoother(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lorenz05_smoother")), weights.size());
   const auto host = kokkos_compat::host_mirror_without_init(smoother);
@@ -133,6 +135,30 @@ ResidentShape resident_shape(const ExecSpace& exec, const Coefficients<T>& co, c
       ResidentSteps<T>::padded_bytes(co, shape.lanes) + ResidentSteps<T>::owned_bytes(co, shape.lanes) <= limit;
   return shape;
 }
+
+// Launches the resident layout: WarpSteps where it applies (Lorenz 96 on
+// GPUs), else ResidentSteps. (State is Ensemble's, deduced.)
+template <class T, class State>
+void advance_resident(const ExecSpace& exec, State& s, const View2D<T>& states, std::int64_t steps) {
+  const int members = static_cast<int>(states.extent(0));
+  if (WarpSteps<T>::applies(s.co)) {
+    const int shift = WarpSteps<T>::segment_shift_for(s.co);
+    Kokkos::parallel_for("lorenz05_warp_steps", WarpSteps<T>::policy(exec, members, shift),
+                         WarpSteps<T>{s.co, states, steps, shift});
+    return;
+  }
+  using Policy = typename ResidentSteps<T>::Policy;
+  constexpr int level = ResidentSteps<T>::scratch_level;
+  ResidentSteps<T> kernel{s.co, states, View2D<T>(), steps,
+                          resident_shape(exec, s.co, members, ResidentSteps<T>::scratch_limit())};
+  if (!kernel.shape.owned_in_scratch) kernel.increment = s.work(s.increment, "lorenz05_increment", members);
+  const int teams = (members + kernel.shape.lanes - 1) / kernel.shape.lanes;
+  const int most = Policy(exec, teams, 1).team_size_max(kernel, Kokkos::ParallelForTag());
+  const Policy policy =
+      Policy(exec, teams, std::min(kernel.shape.threads, most))
+          .set_scratch_size(level, Kokkos::PerTeam(ResidentSteps<T>::scratch_bytes(s.co, kernel.shape)));
+  Kokkos::parallel_for("lorenz05_resident_steps", policy, kernel);
+}
 }  // namespace
 
 template <class T>
@@ -163,17 +189,7 @@ void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::i
     return;
   }
   if (s.layout == Layout::resident) {
-    using Policy = typename ResidentSteps<T>::Policy;
-    constexpr int level = ResidentSteps<T>::scratch_level;
-    ResidentSteps<T> kernel{s.co, states, View2D<T>(), steps,
-                            resident_shape(exec, s.co, members, ResidentSteps<T>::scratch_limit())};
-    if (!kernel.shape.owned_in_scratch) kernel.increment = s.work(s.increment, "lorenz05_increment", members);
-    const int teams = (members + kernel.shape.lanes - 1) / kernel.shape.lanes;
-    const int most = Policy(exec, teams, 1).team_size_max(kernel, Kokkos::ParallelForTag());
-    const Policy policy =
-        Policy(exec, teams, std::min(kernel.shape.threads, most))
-            .set_scratch_size(level, Kokkos::PerTeam(ResidentSteps<T>::scratch_bytes(s.co, kernel.shape)));
-    Kokkos::parallel_for("lorenz05_resident_steps", policy, kernel);
+    advance_resident(exec, s, states, steps);
     return;
   }
   const View2D<T> increment = s.work(s.increment, "lorenz05_increment", members);

@@ -21,6 +21,8 @@ struct Coefficients {
   bool primed = false;                    // even K: halve the sums' end terms
   int smooth_steps = 0;                   // I
   T forcing = 0, b = 0, c = 0, dt = 0;
+  // 1 / K where K is a power of two (exact), else 0: see over_k.
+  T power_of_two_reciprocal_k = 0;
   View1D<const T> smoother;  // 2I+1 weights (model III)
 
   KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
@@ -46,10 +48,13 @@ struct PaddedIndex {
 
 // value / K. For K = 1 (Lorenz 96) the value itself, which is value / 1 in
 // every bit: there the divisions (W at three points and the bracket's sum,
-// per point and stage) cost more than the rest of the rate.
+// per point and stage) cost more than the rest of the rate. For K a power of
+// two (DART's model III: 32) value * (1 / K), which is value / K in every bit
+// (the same real number, rounded once) for a multiply's cost.
 template <class T, class Value>
 KOKKOS_INLINE_FUNCTION Value over_k(const Coefficients<T>& co, const Value& value) {
   if (co.k == 1) return value;
+  if (co.power_of_two_reciprocal_k != T(0)) return mul(value, co.power_of_two_reciprocal_k);
   return value / T(co.k);
 }
 

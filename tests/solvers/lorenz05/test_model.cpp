@@ -189,6 +189,17 @@ TEST(Lorenz05Model, ResidentLayoutMatchesTeamBitForBit) {
     expect_resident_layout_matches<double>(p, 3, 40);
     expect_resident_layout_matches<float>(p, 3, 40);
   }
+  // On GPUs one-scale models with K = 1 and N a multiple of 5 up to 160 run
+  // the warp kernel (WarpSteps: blocks of 5 points a lane, a member a segment
+  // of 1 to 32 lanes): N = 5 (one lane, its own neighbour), 30 (6 lanes of a
+  // segment of 8), 45 with model II (9 of 16), 160 (a whole warp); 165 is one
+  // lane too many and takes the general kernel.
+  for (const ModelParameters& p : {model(1, 5, 1, 0, 0.05, 8), model(1, 30, 1, 0, 0.05, 8), model(2, 45, 1, 0, 0.05, 8),
+                                   model(1, 160, 1, 0, 0.05, 8), model(1, 165, 1, 0, 0.05, 8)})
+    for (const int members : {1, 3, 7, 70}) {
+      expect_resident_layout_matches<double>(p, members, 30);
+      expect_resident_layout_matches<float>(p, members, 30);
+    }
   for (const int members : {1, 37, 600, 2100}) {
     expect_resident_layout_matches<double>(lorenz96_defaults(), members, 60);
     expect_resident_layout_matches<float>(lorenz96_defaults(), members, 60);
