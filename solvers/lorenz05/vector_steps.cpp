@@ -12,7 +12,10 @@ void advance_vector(const ExecSpace& exec, const Coefficients<T>& co, const View
   const Policy policy =
       Policy(exec, members, 1)
           .set_scratch_size(VectorSteps<T>::scratch_level, Kokkos::PerTeam(VectorSteps<T>::scratch_bytes(co)));
-  Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T>{co, states, steps});
+  if (is_one_scale_k1(co))
+    Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T, true>{co, states, steps});
+  else
+    Kokkos::parallel_for("lorenz05_vector_steps", policy, VectorSteps<T>{co, states, steps});
 }
 
 template void advance_vector<float>(const ExecSpace&, const Coefficients<float>&, const View2D<float>&, std::int64_t);

@@ -136,7 +136,7 @@ KOKKOS_INLINE_FUNCTION int row_halo(const Coefficients<T>& co) {
 // other layouts wrap each index; they, the rates and the accumulated
 // increment live in the thread's scratch, z in the states. For CPUs: a GPU
 // runs it correctly but with one thread per member.
-template <class T>
+template <class T, bool OneScaleK1 = false>
 struct VectorSteps {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = Policy::member_type;
@@ -153,6 +153,9 @@ struct VectorSteps {
   View2D<T> z;
   std::int64_t steps;
 
+  // OneScaleK1: the coefficients with K = 1's constants written in (see
+  // one_scale_k1_constants).
+  KOKKOS_INLINE_FUNCTION Coefficients<T> coefficients() const { return OneScaleK1 ? one_scale_k1_constants(co) : co; }
   KOKKOS_INLINE_FUNCTION static int halo(const Coefficients<T>& co) { return row_halo(co); }
   static int padded_arrays(const Coefficients<T>& co) { return co.two_scale() ? 3 : 2; }  // input, large, W
   static std::size_t scratch_bytes(const Coefficients<T>& co) {
@@ -164,7 +167,7 @@ struct VectorSteps {
   // [-h, 0) and [n, n + h), the source stepped along (h may exceed n) where a
   // division per copy would cost as much as a few points' sums.
   KOKKOS_INLINE_FUNCTION void wrap_ends(T* row, const int h) const {
-    const int n = co.n;
+    const int n = coefficients().n;
     for (int m = -1, from = n - 1; m >= -h; --m, from = from == 0 ? n - 1 : from - 1) row[h + m] = row[h + from];
     for (int m = n, from = 0; m < n + h; ++m, from = from == n - 1 ? 0 : from + 1) row[h + m] = row[h + from];
   }
@@ -183,11 +186,11 @@ struct VectorSteps {
 
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(SmoothStage, const int i, const Rows& r) const {
-    store_lanes(large_scale(co, PaddedIndex{}, i, Read<Value>{r.input}), r.large + i);
+    store_lanes(large_scale(coefficients(), PaddedIndex{}, i, Read<Value>{r.input}), r.large + i);
   }
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(AverageStage, const int i, const Rows& r) const {
-    store_lanes(average_w(co, PaddedIndex{}, i, Read<Value>{r.large}), r.average + i);
+    store_lanes(average_w(coefficients(), PaddedIndex{}, i, Read<Value>{r.large}), r.average + i);
   }
   struct FinishStage {
     int stage;
@@ -202,23 +205,26 @@ struct VectorSteps {
   }
   template <class Value>
   KOKKOS_INLINE_FUNCTION void at(RateStage, const int i, const Rows& r) const {
+    const Coefficients<T> c = coefficients();
     const Value k =
-        mul(co.dt, tendency(co, PaddedIndex{}, i, Read<Value>{r.input}, Read<Value>{r.large}, Read<Value>{r.average}));
+        mul(c.dt, tendency(c, PaddedIndex{}, i, Read<Value>{r.input}, Read<Value>{r.large}, Read<Value>{r.average}));
     store_lanes(k, r.rate + i);
   }
   // A sub-stage over the row: whole blocks, then the rest point by point.
   template <class Phase>
   KOKKOS_INLINE_FUNCTION void over_row(const Phase phase, const Rows& r) const {
+    const int n = coefficients().n;
     int i = 0;
-    for (; i + lanes <= co.n; i += lanes) at<Block>(phase, i, r);
-    for (; i < co.n; ++i) at<T>(phase, i, r);
+    for (; i + lanes <= n; i += lanes) at<Block>(phase, i, r);
+    for (; i < n; ++i) at<T>(phase, i, r);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int e = team.league_rank(), n = co.n, h = halo(co);
+    const Coefficients<T> c = coefficients();
+    const int e = team.league_rank(), n = c.n, h = halo(c);
     const auto& scratch = team.team_scratch(int(scratch_level));  // a copy: device code cannot bind the static member
     const Scratch input_row(scratch, n + 2 * h), average_row(scratch, n + 2 * h);
-    const Scratch large_row = co.two_scale() ? Scratch(scratch, n + 2 * h) : input_row;
+    const Scratch large_row = c.two_scale() ? Scratch(scratch, n + 2 * h) : input_row;
     const Scratch rate(scratch, n), increment(scratch, n);
     const Rows r{input_row.data() + h, large_row.data() + h, average_row.data() + h,
                  rate.data(),          increment.data(),     &z(e, 0)};
@@ -226,7 +232,7 @@ struct VectorSteps {
     wrap_ends(input_row.data(), h);
     for (std::int64_t step = 0; step < steps; ++step) {
       for (int stage = 0; stage < 4; ++stage) {
-        if (co.two_scale()) {
+        if (c.two_scale()) {
           over_row(SmoothStage{}, r);
           wrap_ends(large_row.data(), h);
         }

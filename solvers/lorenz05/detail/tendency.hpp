@@ -28,6 +28,25 @@ struct Coefficients {
   KOKKOS_INLINE_FUNCTION bool two_scale() const { return model == 3 && smooth_steps > 0; }
 };
 
+// One-scale models with K = 1 (Lorenz 96, and model II with K = 1): the
+// kernels instantiated for them compute with one_scale_k1_constants(co),
+// whose K, J, model and smoother are constants the compiler folds (the sums'
+// loops and the branches on the model compile away); the same operations,
+// so the same values.
+template <class T>
+KOKKOS_INLINE_FUNCTION bool is_one_scale_k1(const Coefficients<T>& co) {
+  return co.k == 1 && co.model != 3;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION Coefficients<T> one_scale_k1_constants(Coefficients<T> co) {
+  co.model = 1;
+  co.k = 1;
+  co.half = 0;
+  co.primed = false;
+  co.smooth_steps = 0;
+  return co;
+}
+
 // i in [-2n, 3n) folded into [0, n) by selects: the kernels' indices reach
 // at most 2K + J < 3n from the point, and a division per term would cost
 // more than the term.

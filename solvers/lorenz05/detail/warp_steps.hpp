@@ -40,7 +40,7 @@ struct WarpSteps {
   // reach no further than the neighbouring lanes), on a GPU.
   static bool applies(const Coefficients<T>& co) {
     const int blocks = co.n / points;
-    return !host_execution && co.k == 1 && co.model != 3 && co.n % points == 0 && blocks <= band_lanes &&
+    return !host_execution && is_one_scale_k1(co) && co.n % points == 0 && blocks <= band_lanes &&
            points >= reach_before && points >= reach_after;
   }
   static int segment_shift_for(const Coefficients<T>& co) {
@@ -53,20 +53,8 @@ struct WarpSteps {
     return Policy(exec, static_cast<int>((threads + team_threads - 1) / team_threads), team_threads);
   }
 
-  // The coefficients with what this kernel assumes written as constants, so
-  // that the compiler folds the sums' loops and the branches on the model.
-  KOKKOS_INLINE_FUNCTION Coefficients<T> constant_coefficients() const {
-    Coefficients<T> c = co;
-    c.model = 1;
-    c.k = 1;
-    c.half = 0;
-    c.primed = false;
-    c.smooth_steps = 0;
-    return c;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const Coefficients<T> c = constant_coefficients();
+    const Coefficients<T> c = one_scale_k1_constants(co);
     const int thread = team.league_rank() * team.team_size() + team.team_rank();
     const int segment = 1 << segment_shift, blocks = c.n / points;
     const int member = thread >> segment_shift, lane = thread & (segment - 1);
