@@ -32,6 +32,7 @@ constexpr std::size_t pack_bytes = 16;
 
 template <class T>
 struct alignas(pack_bytes) Pack {
+  static_assert(pack_bytes % sizeof(T) == 0, "a pack holds whole elements");
   static constexpr int width = static_cast<int>(pack_bytes / sizeof(T));
   T lane[width];
 };
@@ -46,8 +47,8 @@ struct StreamKernels {
 
   View1D<T> a, b, c;
   T scalar;
-  // Indices below `packs` are packs of P::width elements; the ones above,
-  // single elements of the tail (all of them when the arrays are not
+  // Indices below `packs` are packs of P::width elements; the ones from
+  // `packs` on, single elements of the tail (all of them when the arrays are not
   // aligned to a pack).
   std::int64_t packs;
 

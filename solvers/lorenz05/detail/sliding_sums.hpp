@@ -44,7 +44,7 @@ struct StoredRow {
 template <class T, int P, class Source, bool Up>
 struct SlidingWindow {
   const Source& source;
-  int first;  // the group's first term reads points first .. first + P - 1
+  int first;  // the current group's first term reads points first .. first + P - 1
   T held[2 * P - 1];
 
   KOKKOS_INLINE_FUNCTION SlidingWindow(const Source& from, const int first_point) : source(from), first(first_point) {

@@ -30,9 +30,9 @@ struct Coefficients {
 
 // One-scale models with K = 1 (Lorenz 96, and model II with K = 1): the
 // kernels instantiated for them compute with one_scale_k1_constants(co),
-// whose K, J, model and smoother are constants the compiler folds (the sums'
-// loops and the branches on the model compile away); the same operations,
-// so the same values.
+// whose K, J (0: K = 1 is odd, so unprimed), model and smooth_steps are
+// constants the compiler folds (the sums' loops and the branches on the
+// model compile away); the same operations, so the same values.
 template <class T>
 KOKKOS_INLINE_FUNCTION bool is_one_scale_k1(const Coefficients<T>& co) {
   return co.k == 1 && co.model != 3;

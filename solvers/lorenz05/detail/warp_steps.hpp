@@ -28,6 +28,7 @@ struct WarpSteps {
   static constexpr int points = 5;
   // The reach of a point's rate: W at i - 2K, X at i + K (K = 1).
   static constexpr int reach_before = 2, reach_after = 1;
+  static_assert(points >= reach_before && points >= reach_after, "a block's rates reach past the neighbouring lanes");
   static constexpr int team_threads = 128;
   using Block = Lanes<T, points>;
 
@@ -36,12 +37,11 @@ struct WarpSteps {
   std::int64_t steps;
   int segment_shift;  // lanes a member: 2^segment_shift >= N / points
 
-  // One-scale, K = 1, N a multiple of `points` whose blocks fit a warp (and
-  // reach no further than the neighbouring lanes), on a GPU.
+  // One-scale, K = 1, N a multiple of `points` whose blocks fit a warp, on
+  // a GPU.
   static bool applies(const Coefficients<T>& co) {
     const int blocks = co.n / points;
-    return !host_execution && is_one_scale_k1(co) && co.n % points == 0 && blocks <= band_lanes &&
-           points >= reach_before && points >= reach_after;
+    return !host_execution && is_one_scale_k1(co) && co.n % points == 0 && blocks <= band_lanes;
   }
   static int segment_shift_for(const Coefficients<T>& co) {
     int shift = 0;
@@ -55,17 +55,20 @@ struct WarpSteps {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Coefficients<T> c = one_scale_k1_constants(co);
-    const int thread = team.league_rank() * team.team_size() + team.team_rank();
+    // 64-bit: members << segment_shift may pass 2^31 (2^28 members of N = 40 in float fit an H100).
+    const std::int64_t thread = static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
     const int segment = 1 << segment_shift, blocks = c.n / points;
-    const int member = thread >> segment_shift, lane = thread & (segment - 1);
+    const std::int64_t member = thread >> segment_shift;
+    const int lane = static_cast<int>(thread & (segment - 1));
     const int warp_lane = team.team_rank() % band_lanes, segment_start = warp_lane - lane;
     const int lane_before = segment_start + (lane == 0 ? blocks - 1 : lane - 1);
     const int lane_after = segment_start + (lane + 1 >= blocks ? 0 : lane + 1);
-    const bool owner = member < static_cast<int>(z.extent(0)) && lane < blocks;
+    const bool owner = member < static_cast<std::int64_t>(z.extent(0)) && lane < blocks;
     const int i = lane * points;
 
-    // Lanes that own nothing (past the last member, or past N in a segment)
-    // compute on zeros and keep nothing: every lane of the warp shuffles.
+    // Lanes that own nothing (past the last member, or past N in a segment:
+    // those take real neighbours' values and may overflow) compute values
+    // nobody reads or keeps, so that every lane of the warp shuffles.
     Block state(T(0)), increment(T(0));
     if (owner)
       for (int b = 0; b < points; ++b) state.lane[b] = z(member, i + b);

@@ -193,7 +193,8 @@ TEST(Lorenz05Model, ResidentLayoutMatchesTeamBitForBit) {
   // the warp kernel (WarpSteps: blocks of 5 points a lane, a member a segment
   // of 1 to 32 lanes): N = 5 (one lane, its own neighbour), 30 (6 lanes of a
   // segment of 8), 45 with model II (9 of 16), 160 (a whole warp); 165 is one
-  // lane too many and takes the general kernel.
+  // lane too many for a 32-lane warp and takes the general kernel there (on
+  // 64-lane wavefronts it runs the warp kernel too).
   for (const ModelParameters& p : {model(1, 5, 1, 0, 0.05, 8), model(1, 30, 1, 0, 0.05, 8), model(2, 45, 1, 0, 0.05, 8),
                                    model(1, 160, 1, 0, 0.05, 8), model(1, 165, 1, 0, 0.05, 8)})
     for (const int members : {1, 3, 7, 70}) {

@@ -1,6 +1,6 @@
 // Each STREAM kernel on random data against a plain host loop: lengths with
 // and without a tail after the last 16-byte pack, and arrays that start off
-// a pack boundary (one element per thread throughout).
+// a pack boundary (those take one element per thread throughout).
 #include <gtest/gtest.h>
 
 #include <limits>
