@@ -57,42 +57,37 @@ struct StreamKernels {
   }
   KOKKOS_INLINE_FUNCTION std::int64_t element(const std::int64_t i) const { return packs * P::width + (i - packs); }
 
-  KOKKOS_INLINE_FUNCTION void operator()(Copy, const std::int64_t i) const {
+  // out = op(in...) at index i: a pack, lane by lane, or one tail element.
+  template <class Op, class... In>
+  KOKKOS_INLINE_FUNCTION void elementwise(const std::int64_t i, const View1D<T>& out, const Op& op,
+                                          const In&... in) const {
     if (i < packs) {
-      pack(c, i) = pack(a, i);
+      const auto lane_by_lane = [&](const auto... x) {  // by value: each pack one 16-byte load
+        P result;
+        for (int l = 0; l < P::width; ++l) result.lane[l] = op(x.lane[l]...);
+        return result;
+      };
+      pack(out, i) = lane_by_lane(pack(in, i)...);
     } else {
-      c(element(i)) = a(element(i));
+      out(element(i)) = op(in(element(i))...);
     }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Copy, const std::int64_t i) const {
+    const auto copy = [](const T x) { return x; };
+    elementwise(i, c, copy, a);
   }
   KOKKOS_INLINE_FUNCTION void operator()(Scale, const std::int64_t i) const {
-    if (i < packs) {
-      const P x = pack(c, i);
-      P y;
-      for (int l = 0; l < P::width; ++l) y.lane[l] = scalar * x.lane[l];
-      pack(b, i) = y;
-    } else {
-      b(element(i)) = scalar * c(element(i));
-    }
+    const auto scale = [s = scalar](const T x) { return s * x; };
+    elementwise(i, b, scale, c);
   }
   KOKKOS_INLINE_FUNCTION void operator()(Add, const std::int64_t i) const {
-    if (i < packs) {
-      const P x = pack(a, i), y = pack(b, i);
-      P z;
-      for (int l = 0; l < P::width; ++l) z.lane[l] = x.lane[l] + y.lane[l];
-      pack(c, i) = z;
-    } else {
-      c(element(i)) = a(element(i)) + b(element(i));
-    }
+    const auto add = [](const T x, const T y) { return x + y; };
+    elementwise(i, c, add, a, b);
   }
   KOKKOS_INLINE_FUNCTION void operator()(Triad, const std::int64_t i) const {
-    if (i < packs) {
-      const P x = pack(b, i), y = pack(c, i);
-      P z;
-      for (int l = 0; l < P::width; ++l) z.lane[l] = x.lane[l] + scalar * y.lane[l];
-      pack(a, i) = z;
-    } else {
-      a(element(i)) = b(element(i)) + scalar * c(element(i));
-    }
+    const auto triad = [s = scalar](const T x, const T y) { return x + s * y; };
+    elementwise(i, a, triad, b, c);
   }
 };
 
