@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
@@ -61,6 +62,25 @@ int passes_per_launch_for(const SmoothingOptions& options, const KernelPlan& pla
 // Rows per GPU thread of a single 2-D pass (hosts walk rows, vectorised
 // along them).
 constexpr int column_strip_rows = 16;
+
+// Integer pixels' strips (64-bit sums, the exact division) take many
+// registers; left to itself the compiler keeps so few warps on a
+// multiprocessor that the loads' latency goes uncovered (BENCHMARKS.md, the
+// integer passes): bounded to strip_min_blocks blocks of strip_block_threads
+// threads a multiprocessor.
+constexpr int strip_block_threads = 256, strip_min_blocks = 4;
+
+template <class Pixel, int R>
+void launch_strips(const ExecSpace& exec, const GridRectangle& strips, const Smooth2DStrips<Pixel, R>& kernel) {
+  if constexpr (std::is_integral<Pixel>::value) {
+    using Bounded = Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<strip_block_threads, strip_min_blocks>,
+                                        Kokkos::IndexType<int>>;
+    Kokkos::parallel_for("smoothing_2d_strips", Bounded(exec, 0, strips.rows * strips.cols),
+                         RectanglePoints<Smooth2DStrips<Pixel, R>>{kernel, strips});
+  } else {
+    for_rectangle(exec, "smoothing_2d_strips", strips, kernel);
+  }
+}
 
 // Launch i of n writes to `output` when n - 1 - i is even, so the last does.
 template <class Pixel>
@@ -245,7 +265,7 @@ SmoothReport run(const ExecSpace& exec, const View2D<const Pixel>& input, const 
       if constexpr (FixedRadius > 0 && !host_execution) {
         const int strip = options.strip_rows > 0 ? options.strip_rows : column_strip_rows;
         const GridRectangle strips{0, 0, static_cast<int>((rows + strip - 1) / strip), static_cast<int>(cols)};
-        for_rectangle(exec, "smoothing_2d_strips", strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
+        launch_strips(exec, strips, Smooth2DStrips<Pixel, FixedRadius>{pass, strip});
       } else if constexpr (FixedRadius > 0) {
         Kokkos::parallel_for("smoothing_2d_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(exec, 0, rows),
                              Smooth2DRows<Pixel, FixedRadius>{pass});
