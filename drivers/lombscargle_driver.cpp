@@ -210,7 +210,9 @@ void run_typed(RunContext& context) {
   auto& result = context.result;
   auto& input = result.input();
   auto& output = result.output();
-  ResultRows rows{input, output, writes, copy_input, write_power, series_count, m, peak_count, catalogue.ragged()};
+  const int compression = static_cast<int>(config.integer("output.compression"));
+  ResultRows rows{input,        output, writes,     copy_input,         write_power,
+                  series_count, m,      peak_count, catalogue.ragged(), compression};
 
   // One progress line: launches for one chunk (as a single batch always
   // ran), series for a catalogue streaming through several.
@@ -327,7 +329,7 @@ void run_typed(RunContext& context) {
       phases.host += watch.seconds();
       watch.reset();
       if (c == 0) {
-        rows.create(catalogue, chunk.series.empty() ? series : chunk.series, power_storage(config, series_count, m));
+        rows.create(catalogue, chunk.series.empty() ? series : chunk.series);
         first_peaks = peaks;
       }
       rows.write_input_rows(global.first, first_sample, chunk.series);
@@ -400,7 +402,7 @@ void run_typed(RunContext& context) {
                          fap_defined ? "false-alarm probability (" + config.string("peaks.fap_method") + ")"
                                      : std::string("not defined for this form/normalization/nterms (NaN)"),
                          "peak_fap");
-  write_summary(output, summary, summary_fap, options.nterms);
+  write_summary(output, summary, summary_fap, options.nterms, compression);
 
   const std::size_t samples = static_cast<std::size_t>(catalogue.samples(0, 1));
   context.out << "lombscargle: " << series_count << " series x ";

@@ -11,13 +11,13 @@ namespace portasolve::drivers::lombscargle_detail {
 
 namespace ls = lombscargle;
 
-h5::Storage power_storage(const config::Config& config, std::size_t series_count, std::size_t m) {
-  const int level = static_cast<int>(config.integer("output.compression"));
+h5::Storage series_storage(int level, const h5::Dims& dims) {
   if (level == 0) return h5::Storage{};
-  constexpr std::size_t chunk_values = 32768;
-  const std::size_t columns = std::min(m, chunk_values);
-  const std::size_t rows = std::clamp<std::size_t>(chunk_values / columns, 1, series_count);
-  return h5::Storage{series_count == 1 ? h5::Dims{columns} : h5::Dims{rows, columns}, level};
+  constexpr hsize_t chunk_values = 32768;
+  if (dims.size() == 1) return h5::Storage{h5::Dims{std::min(dims[0], chunk_values)}, level};
+  const hsize_t columns = std::min(dims[1], chunk_values);
+  const hsize_t rows = std::clamp<hsize_t>(chunk_values / columns, 1, dims[0]);
+  return h5::Storage{h5::Dims{rows, columns}, level};
 }
 
 namespace {
@@ -75,25 +75,30 @@ void append_summary(Summary& all, const Summary& more) {
   append(all.offset, more.offset);
 }
 
-void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms) {
+void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms, int compression) {
   h5::Group summary = output.create_group("summary");
+  const h5::Dims dims{all.frequency.size()};
+  const h5::Storage storage = series_storage(compression, dims);
+  const auto write = [&](const char* name, const std::vector<double>& values) {
+    summary.write_dataset(name, values.data(), dims, storage);
+  };
   summary.set_attribute("description",
                         nterms == 1 ? "per series: the grid's highest power and the least-squares sinusoid there, "
                                       "y ~ offset + amplitude sin(2 pi frequency t + phase)"
                                     : "per series: the grid's highest power; amplitude, phase and offset NaN (the "
                                       "model has " +
                                           std::to_string(nterms) + " Fourier terms, not one sinusoid)");
-  summary.write_dataset("frequency", all.frequency);
+  write("frequency", all.frequency);
   summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
-  summary.write_dataset("power", all.power);
-  summary.write_dataset("amplitude", all.amplitude);
+  write("power", all.power);
+  write("amplitude", all.amplitude);
   summary.set_attribute("units", "units of y", "amplitude");
-  summary.write_dataset("phase", all.phase);
+  write("phase", all.phase);
   summary.set_attribute("units", "radians", "phase");
-  summary.write_dataset("offset", all.offset);
+  write("offset", all.offset);
   summary.set_attribute("units", "units of y", "offset");
   if (!fap_method.empty()) {
-    summary.write_dataset("fap", all.fap);
+    write("fap", all.fap);
     summary.set_attribute("description", "false-alarm probability (" + fap_method + ") of the highest power", "fap");
   }
 }
@@ -122,8 +127,7 @@ void ChunkFap::prepare(const std::vector<ls::Series>& batch, double maximum_freq
   });
 }
 
-void ResultRows::create(const SeriesCatalogue& catalogue, const std::vector<ls::Series>& first,
-                        const h5::Storage& power) {
+void ResultRows::create(const SeriesCatalogue& catalogue, const std::vector<ls::Series>& first) {
   if (write_input) {
     const auto samples = static_cast<hsize_t>(catalogue.total_samples());
     const h5::Dims dims = ragged              ? h5::Dims{samples}
@@ -135,11 +139,15 @@ void ResultRows::create(const SeriesCatalogue& catalogue, const std::vector<ls::
     if (!first.front().dy.empty()) input.create_dataset<double>("dy", dims);
     if (!first.front().weights.empty()) input.create_dataset<double>("weights", dims);
   }
-  if (write_power)
-    output.create_dataset<double>("power", series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m}, power);
-  if (peak_count > 0)
+  if (write_power) {
+    const h5::Dims dims = series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m};
+    output.create_dataset<double>("power", dims, series_storage(compression, dims));
+  }
+  if (peak_count > 0) {
+    const h5::Dims dims{series_count, peak_count};
     for (const char* name : {"peak_frequency", "peak_power", "peak_fap"})
-      output.create_dataset<double>(name, {series_count, peak_count});
+      output.create_dataset<double>(name, dims, series_storage(compression, dims));
+  }
 }
 
 void ResultRows::write_input_rows(std::int64_t first, std::int64_t sample_offset,

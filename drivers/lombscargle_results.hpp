@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
 #include "app/hdf5.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/lombscargle_input.hpp"
@@ -21,9 +20,13 @@
 
 namespace portasolve::drivers::lombscargle_detail {
 
-// Chunks of about a quarter MiB for the power array (series x frequency):
-// whole rows where they fit, so a reader of one series decompresses little.
-h5::Storage power_storage(const config::Config& config, std::size_t series_count, std::size_t m);
+// How output.compression (`level`, 0-9) stores a result dataset of `dims`,
+// series first (power: series x frequency, peaks: series x peak, the summary:
+// series; or one series' values): contiguous at level 0, else chunked along
+// the series, chunks of about a quarter MiB (32768 values, whole rows where
+// they fit, so a reader of one series decompresses little) each compressed
+// by deflate at `level`.
+h5::Storage series_storage(int level, const h5::Dims& dims);
 
 // Per series of `batch`: the highest power on the grid, its frequency (in the
 // output's units), its false-alarm probability (when `fap_method` is given)
@@ -64,8 +67,9 @@ Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summ
 
 void append_summary(Summary& all, const Summary& more);
 
-// /output/summary. nterms > 1: the sinusoid's fields are NaN.
-void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms);
+// /output/summary, stored as series_storage says for `compression`. nterms >
+// 1: the sinusoid's fields are NaN.
+void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms, int compression);
 
 // The peaks of each series (`count` per series, NaN-padded): frequency and
 // power from the device's table, and false-alarm probabilities (NaN where
@@ -86,9 +90,9 @@ struct ResultRows {
   bool write_input, write_power;
   std::size_t series_count, m, peak_count;
   bool ragged;
+  int compression;  // output.compression: power and peaks stored as series_storage says
 
-  void create(const SeriesCatalogue& catalogue, const std::vector<lombscargle::Series>& first,
-              const h5::Storage& power);
+  void create(const SeriesCatalogue& catalogue, const std::vector<lombscargle::Series>& first);
 
   // The series [first, first + chunk.size()) as read; `sample_offset`: the
   // samples before them (the ragged layout's row of the first).

@@ -513,6 +513,66 @@ peaks: {{count: 3}}
                 self.assertAlmostEqual(summary["phase"][s], phase, delta=1e-9)
                 self.assertAlmostEqual(summary["offset"][s], offset, delta=1e-9)
 
+    def test_compression_chunks_power_peaks_and_summary_along_series(self):
+        from astropy.timeseries import LombScargle as AstropyLombScargle
+        from astropy.timeseries.periodograms.lombscargle._statistics import false_alarm_probability
+        rng = np.random.default_rng(31)
+        series, samples = 40, 60
+        t = np.sort(rng.uniform(0, 30, (series, samples)), axis=1)
+        dy = rng.uniform(0.2, 0.5, (series, samples))
+        y = (2.0 + rng.uniform(0.3, 1.0, (series, 1)) * np.sin(2 * np.pi * rng.uniform(0.1, 1.5, (series, 1)) * t)
+             + dy * rng.standard_normal((series, samples)))
+        data = os.path.join(self.dir, "c.h5")
+        with h5py.File(data, "w") as f:
+            f["t"], f["y"], f["dy"] = t, y, dy
+        peak_count = 3
+        text = f"""experiment: lombscargle
+input: {{source: hdf5, file: {data}, dy: dy}}
+lombscargle: {{algorithm: direct}}
+frequency: {{grid: uniform, minimum: 0.02, maximum: 2.0, count: 500}}
+peaks: {{count: {peak_count}}}
+pipeline: {{chunk_series: 16}}
+"""
+        compressed, _ = self.run_text(text, "compressed", "output.compression=4")
+        plain, _ = self.run_text(text, "plain")
+        datasets = ["power", "peak_frequency", "peak_power", "peak_fap"]
+        datasets += ["summary/" + name for name in ("frequency", "power", "fap", "amplitude", "phase", "offset")]
+        with h5py.File(compressed, "r") as f, h5py.File(plain, "r") as g:
+            for name in datasets:
+                stored, contiguous = f["output/" + name], g["output/" + name]
+                self.assertEqual(stored.compression, "gzip", name)
+                self.assertEqual(stored.compression_opts, 4, name)
+                # chunked along the series: every series of a chunk's row whole (all of them fit one chunk here)
+                self.assertEqual(stored.chunks, stored.shape, name)
+                self.assertEqual(stored.shape[0], series, name)
+                self.assertIsNone(contiguous.chunks, name)
+                self.assertIsNone(contiguous.compression, name)
+                np.testing.assert_array_equal(stored[()], contiguous[()], err_msg=name)
+            output = f["output"]
+            frequency = output["frequency"][()]
+            np.testing.assert_allclose(frequency, np.linspace(0.02, 2.0, 500), rtol=1e-14)
+            for s in range(series):
+                expected = AstropyLombScargle(t[s], y[s], dy[s]).power(frequency, method="cython")
+                np.testing.assert_allclose(output["power"][s], expected, rtol=1e-9, atol=1e-12)
+                # the highest local maxima of the reference (>= each neighbour), highest first
+                peak = np.flatnonzero(np.r_[True, expected[1:] >= expected[:-1]] &
+                                      np.r_[expected[:-1] >= expected[1:], True])
+                peak = peak[np.argsort(-expected[peak], kind="stable")][:peak_count]
+                np.testing.assert_array_equal(output["peak_frequency"][s], frequency[peak])
+                np.testing.assert_allclose(output["peak_power"][s], expected[peak], rtol=1e-9)
+                fap = false_alarm_probability(expected[peak], 2.0, t[s], y[s], dy[s], normalization="standard",
+                                              method="baluev")
+                np.testing.assert_allclose(output["peak_fap"][s], fap, rtol=1e-6, atol=1e-300)
+                best = int(np.argmax(expected))
+                summary = output["summary"]
+                self.assertEqual(summary["frequency"][s], frequency[best])
+                self.assertAlmostEqual(summary["power"][s], expected[best], delta=1e-9)
+                self.assertEqual(summary["fap"][s], output["peak_fap"][s, 0])
+                amplitude, phase, offset = lstsq_sinusoid(t[s], y[s], frequency[best], 1 / dy[s] ** 2, True)
+                self.assertAlmostEqual(summary["amplitude"][s], amplitude, delta=1e-9)
+                self.assertAlmostEqual(summary["phase"][s], phase, delta=1e-9)
+                self.assertAlmostEqual(summary["offset"][s], offset, delta=1e-9)
+
     def test_power_none_writes_peaks_fap_and_summary_and_plots(self):
         rng = np.random.default_rng(13)
         t = np.sort(rng.uniform(0, 30, 150))
