@@ -65,7 +65,9 @@ void add_lombscargle_schema(config::Schema& schema) {
   add_choice(schema, "output.power", "all: write /output/power (series x frequency); none: peaks and summary only",
              {"all", "none"}, "all");
   add_integer(schema, "output.compression",
-              "deflate level of /output/power, 1-9, written in chunks (0: contiguous, not compressed)", 0)
+              "deflate level of /output/power, the peaks and /output/summary, 1-9, written in chunks along the "
+              "series (0: contiguous, not compressed)",
+              0)
       .at_least(0)
       .at_most(9);
   add_choice(schema, "output.input",
@@ -337,8 +339,9 @@ void check_lombscargle_ranks(const config::Config& config, int ranks) {
     series = config.integer("input.series");
     key = "input.series";
   } else if (source == "hdf5" && config.has("input.file")) {
-    const bool ragged = !config.string("input.count").empty();
-    key = ragged ? "input.count" : "input.y";
+    const std::string ragged_by = ragged_key(config);  // one count or start index per series
+    const bool ragged = !ragged_by.empty();
+    key = ragged ? ragged_by : "input.y";
     const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string(key));
     series = ragged && !dims.empty() ? static_cast<std::int64_t>(dims[0])
              : dims.size() == 2      ? static_cast<std::int64_t>(dims[0])
@@ -376,9 +379,9 @@ Preflight preflight_lombscargle(const config::Config& config) {
     else {
       const h5::File in = h5::File::open_read_only(file);
       const h5::Dims dims = in.dataset_dims(config.string("input.y"));
-      const std::string count = config.string("input.count");
-      if (!count.empty()) {  // ragged: 1-D samples, one count per series
-        const h5::Dims counts = in.dataset_dims(count);
+      const std::string ragged_by = ragged_key(config);
+      if (!ragged_by.empty()) {  // ragged: 1-D samples, one count or start index per series
+        const h5::Dims counts = in.dataset_dims(config.string(ragged_by));
         series = counts.size() == 1 ? std::max<double>(1, static_cast<double>(counts[0])) : 1;
         samples = dims.size() == 1 ? static_cast<double>(dims[0]) : 0;
       } else if (dims.size() == 1 || dims.size() == 2) {

@@ -34,7 +34,8 @@ void add_lombscargle_input_schema(config::Schema& schema) {
   schema.add("input.t", Kind::String, "csv: column, hdf5: dataset of the times").default_value("t");
   schema
       .add("input.y", Kind::String,
-           "csv: column, hdf5: dataset of the values (2-D = series x samples; 1-D with input.count: ragged)")
+           "csv: column, hdf5: dataset of the values (2-D = series x samples; 1-D with input.count or input.start: "
+           "ragged)")
       .default_value("y");
   schema.add("input.dy", Kind::String, "csv: column, hdf5: dataset of the uncertainties; empty: none")
       .default_value("");
@@ -49,8 +50,23 @@ void add_lombscargle_input_schema(config::Schema& schema) {
            "the series one after another, as CF conventions define it); empty: 2-D series x samples")
       .default_value("");
   schema
+      .add("input.start", Kind::String,
+           "hdf5: dataset of each series' first sample (index into t, y, dy, weights), one per series, for the "
+           "contiguous ragged layout instead of input.count: starting at 0, never decreasing, the last series "
+           "running to the end of the data; empty: none")
+      .default_value("");
+  schema
       .add("input.ids", Kind::String, "hdf5: dataset of integer series ids, written as /output/series_id; empty: none")
       .default_value("");
+}
+
+std::string ragged_key(const config::Config& config) {
+  const bool count = !config.string("input.count").empty(), start = !config.string("input.start").empty();
+  if (count && start)
+    throw ConfigError(config.where("input.start"), "input.start",
+                      "given with input.count: the ragged layout takes one of them",
+                      "empty with input.count, or input.count empty");
+  return count ? "input.count" : start ? "input.start" : "";
 }
 
 namespace {
@@ -214,16 +230,17 @@ class SyntheticSeries {
 };
 
 // An HDF5 catalogue: y 2-D (series x samples) or 1-D (one series), t, dy and
-// weights of y's shape or one shared row; or, with input.count, the ragged
-// layout: every array 1-D, the series one after another.
+// weights of y's shape or one shared row; or, with input.count or
+// input.start, the ragged layout: every array 1-D, the series one after
+// another.
 class Hdf5Catalogue {
  public:
   Hdf5Catalogue(const std::string& file, const config::Config& config)
       : file_(file), in_(h5::File::open_read_only(file)) {
     for (const char* key : {"input.t", "input.y", "input.dy", "input.weights"}) names_.push_back(config.string(key));
     y_dims_ = in_.dataset_dims(names_[y]);
-    const std::string count_name = config.string("input.count");
-    if (count_name.empty()) {
+    const std::string ragged_by = ragged_key(config);
+    if (ragged_by.empty()) {
       if (y_dims_.empty() || y_dims_.size() > 2)
         throw InputError(file + ": " + names_[y] + " must be 1-D or 2-D (series x samples)");
       series_ = y_dims_.size() == 2 ? static_cast<std::int64_t>(y_dims_[0]) : 1;
@@ -238,8 +255,10 @@ class Hdf5Catalogue {
                            std::to_string(row_));
         }
       }
+    } else if (ragged_by == "input.count") {
+      read_counts(config.string(ragged_by));
     } else {
-      read_counts(count_name);
+      read_starts(config.string(ragged_by));
     }
     const std::string ids_name = config.string("input.ids");
     if (!ids_name.empty()) {
@@ -294,13 +313,18 @@ class Hdf5Catalogue {
   using SeriesField = std::vector<double> ls::Series::*;
   static constexpr SeriesField member[4] = {&ls::Series::t, &ls::Series::y, &ls::Series::dy, &ls::Series::weights};
 
-  void read_counts(const std::string& count_name) {
-    const h5::Dims count_dims = in_.dataset_dims(count_name);
-    if (count_dims.size() != 1)
-      throw InputError(file_ + ": " + count_name + " (input.count) must be 1-D: one sample count per series");
+  // The ragged layout's per-series dataset `name` (set by `key`, holding
+  // `what`) and y: both 1-D.
+  void check_ragged_dims(const std::string& name, const std::string& key, const std::string& what) const {
+    if (in_.dataset_dims(name).size() != 1)
+      throw InputError(file_ + ": " + name + " (" + key + ") must be 1-D: " + what);
     if (y_dims_.size() != 1)
-      throw InputError(file_ + ": with input.count (ragged layout) " + names_[y] +
+      throw InputError(file_ + ": with " + key + " (ragged layout) " + names_[y] +
                        " must be 1-D, the series' samples one after another");
+  }
+
+  void read_counts(const std::string& count_name) {
+    check_ragged_dims(count_name, "input.count", "one sample count per series");
     const auto counts = in_.read_dataset<std::int64_t>(count_name);
     series_ = static_cast<std::int64_t>(counts.size());
     offsets_.assign(1, 0);
@@ -315,10 +339,43 @@ class Hdf5Catalogue {
       const h5::Dims dims = in_.dataset_dims(names_[column]);
       if (dims != h5::Dims{static_cast<hsize_t>(offsets_.back())})
         throw InputError(file_ + ": the counts in " + count_name + " add up to " + std::to_string(offsets_.back()) +
-                         " samples but " + names_[column] + " holds " +
-                         (dims.size() == 1 ? std::to_string(dims[0]) : std::to_string(dims.size()) + "-D data") +
+                         " samples but " + names_[column] + " holds " + described(dims) +
                          " (ragged layout: 1-D, every series' samples one after another)");
     }
+  }
+
+  // Series s is [starts[s], starts[s + 1]), the last one to the end of y:
+  // the starts begin at 0, never decrease and stay within y.
+  void read_starts(const std::string& start_name) {
+    check_ragged_dims(start_name, "input.start", "one start index per series");
+    const auto starts = in_.read_dataset<std::int64_t>(start_name);
+    const auto total = static_cast<std::int64_t>(y_dims_[0]);
+    series_ = static_cast<std::int64_t>(starts.size());
+    for (std::size_t s = 0; s < starts.size(); ++s) {
+      const std::string series = file_ + ": " + start_name + " (input.start): series " + std::to_string(s) +
+                                 " starts at sample " + std::to_string(starts[s]);
+      if (s == 0 && starts[s] != 0)
+        throw InputError(series + ", not 0 (each series' first sample: the first series starts at 0)");
+      if (s > 0 && starts[s] < starts[s - 1])
+        throw InputError(series + ", before series " + std::to_string(s - 1) + " (at " + std::to_string(starts[s - 1]) +
+                         "): the start indices must not decrease");
+      if (starts[s] > total)
+        throw InputError(series + ", past the end of " + names_[y] + " (" + std::to_string(total) + " samples)");
+    }
+    offsets_ = starts;
+    offsets_.push_back(total);
+    for (int column : {t, dy, weights}) {
+      if (names_[column].empty()) continue;
+      const h5::Dims dims = in_.dataset_dims(names_[column]);
+      if (dims != y_dims_)
+        throw InputError(file_ + ": " + names_[column] + " holds " + described(dims) + " samples but " + names_[y] +
+                         " holds " + std::to_string(total) +
+                         " (ragged layout: 1-D, every series' samples one after another)");
+    }
+  }
+
+  static std::string described(const h5::Dims& dims) {
+    return dims.size() == 1 ? std::to_string(dims[0]) : std::to_string(dims.size()) + "-D data";
   }
 
   std::string file_;
@@ -342,7 +399,7 @@ struct SeriesCatalogue::Source {
 SeriesCatalogue::SeriesCatalogue(const config::Config& config) : source_(std::make_unique<Source>()) {
   const std::string source = config.string("input.source");
   if (source != "hdf5")
-    for (const char* key : {"input.count", "input.ids"})
+    for (const char* key : {"input.count", "input.start", "input.ids"})
       if (!config.string(key).empty())
         throw ConfigError(config.where(key), key, "only HDF5 catalogues have this dataset",
                           "empty, or input.source: hdf5");

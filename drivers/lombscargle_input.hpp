@@ -2,7 +2,7 @@
 // The time series a lombscargle config asks for: generated, or read from CSV
 // or HDF5 (2-D series x samples, or the contiguous ragged layout: 1-D
 // concatenated samples plus a per-series count, as the CF conventions define
-// it), read a block of series at a time so a catalogue of any size streams
+// it, or a per-series start index), read a block of series at a time so a catalogue of any size streams
 // through bounded memory.
 #include <cstdint>
 #include <memory>
@@ -16,10 +16,16 @@ namespace portasolve::drivers {
 
 void add_lombscargle_input_schema(config::Schema& schema);
 
+// The key that sets the ragged layout's per-series dataset: "input.count",
+// "input.start", or empty (2-D series x samples); ConfigError at
+// input.start when both are given.
+std::string ragged_key(const config::Config& config);
+
 class SeriesCatalogue {
  public:
   // Opens the input and checks its layout (shapes; ragged counts >= 0 and
-  // summing to the data's length): InputError naming the file, dataset and
+  // summing to the data's length, or start indices from 0, never decreasing,
+  // within the data): InputError naming the file, dataset and
   // series; ConfigError for missing keys. Reads no series yet (CSV: its one
   // series).
   explicit SeriesCatalogue(const config::Config& config);

@@ -739,6 +739,7 @@ peaks: {{count: 2}}
         with h5py.File(path, "w") as f:
             f["t"], f["y"], f["dy"] = np.concatenate(t), np.concatenate(y), np.concatenate(dy)
             f["count"] = np.asarray(lengths, dtype=np.int32)
+            f["first"] = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)  # each series' start
             f["id"] = np.arange(len(lengths), dtype=np.int64) * 7 + 1000
         return path, t, y, dy
 
@@ -775,6 +776,63 @@ peaks: {{count: 1}}
         ragged, _ = self.run_text(text, "equal", "pipeline.chunk_series=4")
         rectangular, _ = self.run_text(text.replace(f"file: {path}, count: count, ids: id", f"file: {rect}"), "rect")
         self.assert_same_results(ragged, rectangular, input_too=False)
+
+    def test_start_index_form_gives_the_count_forms_numbers_bit_for_bit(self):
+        lengths = [40, 75, 12, 130, 58, 9, 77]
+        path, t, *_ = self.write_ragged(lengths, seed=9)
+        with h5py.File(path, "r") as f:  # the starts as the count form implies them, independently
+            starts = f["first"][()]
+            for s in range(len(lengths)):
+                np.testing.assert_array_equal(f["t"][starts[s]:starts[s] + lengths[s]], t[s])
+        text = f"""experiment: lombscargle
+input: {{source: hdf5, file: {path}, count: count, ids: id, dy: dy}}
+frequency: {{grid: uniform, minimum: 0.02, maximum: 1.2, count: 300}}
+peaks: {{count: 2}}
+"""
+        by_count, _ = self.run_text(text, "by_count")
+        by_start = text.replace("count: count", "start: first")
+        for chunk in (0, 3):
+            out, _ = self.run_text(by_start, f"by_start{chunk}", f"pipeline.chunk_series={chunk}")
+            self.assert_same_results(out, by_count)  # /input too: the counts written either way
+            with h5py.File(out, "r") as f:
+                self.assertEqual(f["input"].attrs["layout"], "ragged")
+                np.testing.assert_array_equal(f["input/count"][()], lengths)
+                np.testing.assert_array_equal(f["output/series_id"][()], np.arange(7) * 7 + 1000)
+        # check reads the series count from the start indices too
+        result = portasolve("check", self.write("o.yaml", by_start))
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_bad_start_indices_are_errors_naming_the_key_and_series(self):
+        path, *_ = self.write_ragged([30, 40, 35, 20])
+        base = f"experiment: lombscargle\ninput: {{source: hdf5, file: {path}, start: begin, dy: dy}}\n"
+        frequency = "frequency: {grid: uniform, minimum: 0.1, maximum: 1.0, count: 50}\n"
+        cases = {"late": [3, 30, 70, 105], "back": [0, 30, 25, 105], "past": [0, 30, 70, 126],
+                 "flat": [[0, 30], [70, 105]]}
+        files = {}
+        with h5py.File(path, "r") as f:
+            for name, starts in cases.items():
+                files[name] = os.path.join(self.dir, name + ".h5")
+                with h5py.File(files[name], "w") as g:
+                    for column in ("t", "y", "dy"):
+                        g[column] = f[column][()]
+                    g["begin"] = np.array(starts)
+        short_t = os.path.join(self.dir, "short_t.h5")
+        with h5py.File(path, "r") as f, h5py.File(short_t, "w") as g:
+            g["t"], g["y"], g["dy"], g["begin"] = f["t"][:-1], f["y"][()], f["dy"][()], [0, 30, 70, 105]
+        where = " (input.start): series "
+        self.expect_errors([
+            (base.replace(path, files["late"]) + frequency, 2, "begin" + where + "0 starts at sample 3, not 0"),
+            (base.replace(path, files["back"]) + frequency, 2,
+             "begin" + where + "2 starts at sample 25, before series 1 (at 30): the start indices must not decrease"),
+            (base.replace(path, short_t) + frequency, 2, "t holds 124 samples but y holds 125"),
+            (base.replace(path, files["flat"]) + frequency, 2, "begin (input.start) must be 1-D"),
+            (base.replace(path, files["past"]) + frequency, 2,
+             "begin" + where + "3 starts at sample 126, past the end of y (125 samples)"),
+            (base.replace("start: begin", "start: first, count: count") + frequency, 2,
+             "key 'input.start': given with input.count"),
+            ("experiment: lombscargle\ninput: {start: s}\n", 2,
+             "key 'input.start': only HDF5 catalogues have this dataset"),
+        ])
 
     def test_bad_catalogues_are_errors_naming_the_series(self):
         path, *_ = self.write_ragged([30, 40, 35, 20], nan_at=(2, 11))
