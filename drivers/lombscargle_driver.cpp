@@ -2,7 +2,7 @@
 // times the periodogram (and, if asked, the cuSignal-style direct baseline on
 // the same data), checks it against a float64 reference, and writes power
 // (unless output.power: none), peaks and their false-alarm probabilities, and
-// a per-series summary (the best frequency and the sinusoid fitted there).
+// a per-series summary (the best frequency and the model fitted there).
 // Over MPI ranks every rank reads the whole input and builds the grid from it
 // (as one process does), computes the periodograms, peaks and summaries of a
 // contiguous block of the series, and the results come back together in

@@ -40,6 +40,10 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
   for (auto* values :
        {&summary.frequency, &summary.power, &summary.fap, &summary.amplitude, &summary.phase, &summary.offset})
     values->assign(series_count, NAN);
+  // astropy's model parameters: the generalized form's, for every nterms.
+  if (options.form == ls::Form::generalized)
+    summary.model_width = static_cast<std::size_t>((options.fit_mean ? 1 : 0) + 2 * options.nterms);
+  summary.model.assign(series_count * summary.model_width, NAN);
   for_each_series(series_count, [&](std::size_t s) {
     const std::int64_t best = table.best[s];
     if (best < 0) return;  // no finite power: NaN throughout
@@ -47,6 +51,11 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     summary.frequency[s] = frequency[best];
     summary.power[s] = power;
     summary.fap[s] = fap(batch, s, power);
+    if (summary.model_width > 0) {
+      const ls::ModelFit model = ls::fit_model(batch[s], grid.values[best], options);
+      std::copy(model.parameters.begin(), model.parameters.end(), summary.model.begin() + s * summary.model_width);
+      summary.offset[s] = model.offset;  // nterms 1: the sinusoid's below, the same fit
+    }
     if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
     summary.amplitude[s] = fit.amplitude;
@@ -57,10 +66,14 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
 }
 
 Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summary& mine) {
-  return Summary{
-      gather_rows(ranks, series_count, 1, mine.frequency), gather_rows(ranks, series_count, 1, mine.power),
-      gather_rows(ranks, series_count, 1, mine.fap),       gather_rows(ranks, series_count, 1, mine.amplitude),
-      gather_rows(ranks, series_count, 1, mine.phase),     gather_rows(ranks, series_count, 1, mine.offset)};
+  return Summary{gather_rows(ranks, series_count, 1, mine.frequency),
+                 gather_rows(ranks, series_count, 1, mine.power),
+                 gather_rows(ranks, series_count, 1, mine.fap),
+                 gather_rows(ranks, series_count, 1, mine.amplitude),
+                 gather_rows(ranks, series_count, 1, mine.phase),
+                 gather_rows(ranks, series_count, 1, mine.offset),
+                 gather_rows(ranks, series_count, static_cast<std::int64_t>(mine.model_width), mine.model),
+                 mine.model_width};
 }
 
 void append_summary(Summary& all, const Summary& more) {
@@ -73,6 +86,8 @@ void append_summary(Summary& all, const Summary& more) {
   append(all.amplitude, more.amplitude);
   append(all.phase, more.phase);
   append(all.offset, more.offset);
+  append(all.model, more.model);
+  all.model_width = more.model_width;
 }
 
 void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms, int compression) {
@@ -82,12 +97,16 @@ void write_summary(h5::Group& output, const Summary& all, const std::string& fap
   const auto write = [&](const char* name, const std::vector<double>& values) {
     summary.write_dataset(name, values.data(), dims, storage);
   };
-  summary.set_attribute("description",
-                        nterms == 1 ? "per series: the grid's highest power and the least-squares sinusoid there, "
-                                      "y ~ offset + amplitude sin(2 pi frequency t + phase)"
-                                    : "per series: the grid's highest power; amplitude, phase and offset NaN (the "
-                                      "model has " +
-                                          std::to_string(nterms) + " Fourier terms, not one sinusoid)");
+  summary.set_attribute(
+      "description",
+      nterms == 1 ? "per series: the grid's highest power and the least-squares sinusoid there, "
+                    "y ~ offset + amplitude sin(2 pi frequency t + phase)"
+                  : "per series: the grid's highest power and the least-squares model there, y ~ offset + sum over k "
+                    "= 1.." +
+                        std::to_string(nterms) +
+                        " of a_k sin(2 pi k frequency t) + b_k cos(2 pi k frequency t) (model_parameters); amplitude "
+                        "and phase NaN (the model has " +
+                        std::to_string(nterms) + " Fourier terms, not one sinusoid)");
   write("frequency", all.frequency);
   summary.set_attribute("description", "frequency of the highest power (the units of /output/frequency)", "frequency");
   write("power", all.power);
@@ -97,6 +116,25 @@ void write_summary(h5::Group& output, const Summary& all, const std::string& fap
   summary.set_attribute("units", "radians", "phase");
   write("offset", all.offset);
   summary.set_attribute("units", "units of y", "offset");
+  if (all.model_width > 0) {
+    const h5::Dims model_dims{all.frequency.size(), all.model_width};
+    summary.write_dataset("model_parameters", all.model.data(), model_dims, series_storage(compression, model_dims));
+    const bool bias = all.model_width % 2 == 1;
+    std::string columns = bias ? "offset" : "";
+    for (int k = 1; k <= nterms; ++k) {
+      const std::string harmonic = k == 1 ? "" : std::to_string(k) + " ";
+      columns += std::string(columns.empty() ? "" : ", ") + "sin(2 pi " + harmonic + "frequency t), cos(2 pi " +
+                 harmonic + "frequency t)";
+    }
+    summary.set_attribute("columns", columns, "model_parameters");
+    summary.set_attribute("units", "units of y", "model_parameters");
+    summary.set_attribute("description",
+                          "astropy's LombScargle.model_parameters(frequency) at each series' best frequency "
+                          "(frequency in cycles per unit time, t as given): weighted least-squares coefficients "
+                          "of the columns, fitted to y less its weighted mean with center_data (the mean not "
+                          "among them: offset holds the model's constant, that mean plus the fitted offset)",
+                          "model_parameters");
+  }
   if (!fap_method.empty()) {
     write("fap", all.fap);
     summary.set_attribute("description", "false-alarm probability (" + fap_method + ") of the highest power", "fap");

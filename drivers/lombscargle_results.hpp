@@ -30,11 +30,15 @@ h5::Storage series_storage(int level, const h5::Dims& dims);
 
 // Per series of `batch`: the highest power on the grid, its frequency (in the
 // output's units), its false-alarm probability (when `fap_method` is given)
-// and the sinusoid fitted there by weighted least squares (amplitude, phase,
-// offset: y ~ offset + amplitude sin(2 pi f t + phase)). `power` holds
-// batch's rows (this rank's series over MPI ranks).
+// and the model fitted there by weighted least squares: nterms 1, the
+// sinusoid (amplitude, phase, offset: y ~ offset + amplitude sin(2 pi f t +
+// phase)); the generalized form, astropy's model_parameters (fit_model: a
+// row of model_width per series) with offset the model's constant for every
+// nterms. `power` holds batch's rows (this rank's series over MPI ranks).
 struct Summary {
   std::vector<double> frequency, power, fap, amplitude, phase, offset;
+  std::vector<double> model;    // series x model_width, row-major
+  std::size_t model_width = 0;  // 0: none (the classic form)
 };
 
 // What a chunk's false-alarm probabilities need per series: the FapContext
@@ -67,8 +71,9 @@ Summary gather_summary(const Ranks& ranks, std::int64_t series_count, const Summ
 
 void append_summary(Summary& all, const Summary& more);
 
-// /output/summary, stored as series_storage says for `compression`. nterms >
-// 1: the sinusoid's fields are NaN.
+// /output/summary, stored as series_storage says for `compression`, with
+// model_parameters where the summary has them. nterms > 1: amplitude and
+// phase are NaN.
 void write_summary(h5::Group& output, const Summary& all, const std::string& fap_method, int nterms, int compression);
 
 // The peaks of each series (`count` per series, NaN-padded): frequency and

@@ -1,9 +1,12 @@
 #include "solvers/lombscargle/model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "core/errors.hpp"
 
 namespace portasolve::lombscargle {
 
@@ -83,6 +86,85 @@ SinusoidFit fit_sinusoid(const Series& series, double frequency, const Options& 
 
 SinusoidFit fit_sinusoid(const ExecSpace&, const Series& series, double frequency, const Options& options) {
   return fit_sinusoid(series, frequency, options);
+}
+
+ModelFit fit_model(const Series& series, double frequency, const Options& options) {
+  if (options.form != Form::generalized)
+    throw OptionError("form", "the multi-term model belongs to the generalized form (astropy's nterms)");
+  const std::size_t n = series.t.size();
+  std::vector<double> root(n, 1.0);  // sqrt of the weights: 1 / dy
+  if (!series.dy.empty())
+    for (std::size_t j = 0; j < n; ++j) root[j] = 1.0 / series.dy[j];
+  ModelFit fit{{}, 0.0, 0.0};
+  if (options.center_data) {  // astropy's offset(): sum w y / sum w
+    double w_sum = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      fit.mean += root[j] * root[j] * series.y[j];
+      w_sum += root[j] * root[j];
+    }
+    fit.mean /= w_sum;
+  }
+  // The weighted design matrix by columns, and the weighted right side.
+  const int bias = options.fit_mean ? 1 : 0;
+  const auto p = static_cast<std::size_t>(bias + 2 * options.nterms);
+  std::vector<std::vector<double>> a(p, std::vector<double>(n));
+  std::vector<double> b(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (bias) a[0][j] = root[j];
+    for (int k = 1; k <= options.nterms; ++k) {
+      const double phase = 2 * M_PI * k * frequency * series.t[j];
+      a[bias + 2 * (k - 1)][j] = std::sin(phase) * root[j];
+      a[bias + 2 * (k - 1) + 1][j] = std::cos(phase) * root[j];
+    }
+    b[j] = (series.y[j] - fit.mean) * root[j];
+  }
+  // Householder QR over the columns kept: kept column c, the row-th kept,
+  // becomes R's column above row `row` and its reflector from there; b becomes
+  // Q^T b. A column dependent on the kept ones before it to rounding (its
+  // part outside their span below dependent_fraction of its norm, as the
+  // periodogram's kernel decides; or a column numerically 0 against the
+  // weights, e.g. sin(2 pi k f t) with every k f t an integer) is left out:
+  // its coefficient 0, the others the least-squares fit on the rest.
+  constexpr double dependent_fraction = 1024 * 2.220446049250313e-16;
+  double weight_sum = 0;  // the squared norm of the weighted constant column: every column's scale
+  for (double r : root) weight_sum += r * r;
+  std::vector<double> diagonal(p);
+  std::vector<std::size_t> pivot_row(p, n);  // n: left out
+  std::size_t row = 0;
+  for (std::size_t c = 0; c < p && row < n; ++c) {
+    std::vector<double>& col = a[c];
+    double above = 0, below = 0;  // squares of the column's entries before `row` and from it
+    for (std::size_t j = 0; j < row; ++j) above += col[j] * col[j];
+    for (std::size_t j = row; j < n; ++j) below += col[j] * col[j];
+    if (!(below > dependent_fraction * (above + below)) || !(above + below > dependent_fraction * weight_sum)) continue;
+    const double norm = std::sqrt(below);
+    const double alpha = col[row] > 0 ? -norm : norm;
+    const double v_norm2 = 2 * norm * (norm + std::fabs(col[row]));  // |x - alpha e|^2
+    col[row] -= alpha;
+    const auto reflect = [&](std::vector<double>& x) {
+      double dot = 0;
+      for (std::size_t j = row; j < n; ++j) dot += col[j] * x[j];
+      const double scale = 2 * dot / v_norm2;
+      for (std::size_t j = row; j < n; ++j) x[j] -= scale * col[j];
+    };
+    for (std::size_t later = c + 1; later < p; ++later) reflect(a[later]);
+    reflect(b);
+    diagonal[c] = alpha;
+    pivot_row[c] = row++;
+  }
+  fit.parameters.assign(p, 0.0);
+  for (std::size_t c = p; c-- > 0;) {
+    if (pivot_row[c] == n) continue;  // left out
+    double sum = b[pivot_row[c]];
+    for (std::size_t later = c + 1; later < p; ++later) sum -= a[later][pivot_row[c]] * fit.parameters[later];
+    fit.parameters[c] = sum / diagonal[c];
+  }
+  fit.offset = fit.mean + (bias ? fit.parameters[0] : 0.0);
+  return fit;
+}
+
+ModelFit fit_model(const ExecSpace&, const Series& series, double frequency, const Options& options) {
+  return fit_model(series, frequency, options);
 }
 
 }  // namespace portasolve::lombscargle

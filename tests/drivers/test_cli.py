@@ -650,6 +650,80 @@ peaks: {{count: 2}}
                 self.assertTrue(np.all(np.isnan(output["summary/amplitude"][:])))
                 self.assertIn(f"{nterms} Fourier terms", output["summary"].attrs["description"])
 
+    def test_summary_model_parameters_are_astropys(self):
+        from astropy.timeseries import LombScargle as AstropyLombScargle
+        rng = np.random.default_rng(23)
+        series = 5
+        t = np.sort(rng.uniform(0, 25, (series, 80)), axis=1)
+        f0 = rng.uniform(0.2, 0.9, (series, 1))
+        y = (5.0 + np.sin(2 * np.pi * f0 * t) + 0.6 * np.cos(4 * np.pi * f0 * t + 0.4)
+             + 0.3 * np.sin(6 * np.pi * f0 * t + 1.1) + rng.normal(0, 0.3, t.shape))
+        dy = rng.uniform(0.2, 0.6, t.shape)
+        data = os.path.join(self.dir, "series.h5")
+        with h5py.File(data, "w") as f:
+            f["t"], f["y"], f["dy"] = t, y, dy
+        text = f"""experiment: lombscargle
+input: {{source: hdf5, file: {data}, dy: dy}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
+peaks: {{count: 1}}
+pipeline: {{chunk_series: 2}}
+output: {{compression: 3}}
+"""
+        cases = ((2, True, True, True), (3, True, False, True), (2, False, True, False), (3, False, False, True),
+                 (3, True, True, False), (1, True, True, True), (1, False, True, True))
+        for nterms, fit_mean, center_data, with_dy in cases:
+            case = f"nterms {nterms}, fit_mean {fit_mean}, center_data {center_data}, dy {with_dy}"
+            out, _ = self.run_text(text if with_dy else text.replace(", dy: dy", ""), "model",
+                                   f"lombscargle.nterms={nterms}", f"lombscargle.fit_mean={str(fit_mean).lower()}",
+                                   f"lombscargle.center_data={str(center_data).lower()}", options=["--overwrite"])
+            with h5py.File(out, "r") as f:
+                summary = f["output/summary"]
+                parameters = summary["model_parameters"]
+                width = int(fit_mean) + 2 * nterms
+                self.assertEqual(parameters.shape, (series, width), case)
+                self.assertEqual(parameters.compression, "gzip", case)
+                self.assertEqual(parameters.chunks, (series, width), case)
+                self.assertTrue(parameters.attrs["columns"].startswith("offset, sin" if fit_mean else "sin"), case)
+                frequency = f["output/frequency"][()]
+                for s in range(series):
+                    model = AstropyLombScargle(t[s], y[s], dy[s] if with_dy else None, nterms=nterms,
+                                               fit_mean=fit_mean, center_data=center_data)
+                    best = int(np.argmax(model.power(frequency, method="chi2" if nterms > 1 else "cython")))
+                    self.assertEqual(summary["frequency"][s], frequency[best], case)
+                    expected = model.model_parameters(frequency[best])
+                    np.testing.assert_allclose(parameters[s], expected, rtol=1e-10,
+                                               atol=1e-10 * np.abs(expected).max(), err_msg=case)
+                    # offset: the model's constant (astropy's offset() plus its fitted one), for every nterms
+                    constant = model.offset() + (expected[0] if fit_mean else 0.0)
+                    self.assertAlmostEqual(summary["offset"][s], constant, delta=1e-9, msg=case)
+                    if nterms == 1:  # the sinusoid is the same fit
+                        sine, cosine = expected[int(fit_mean):]
+                        self.assertAlmostEqual(summary["amplitude"][s], np.hypot(sine, cosine), delta=1e-9, msg=case)
+                        self.assertAlmostEqual(summary["phase"][s], np.arctan2(cosine, sine), delta=1e-9, msg=case)
+                    else:
+                        self.assertTrue(np.isnan(summary["amplitude"][s]) and np.isnan(summary["phase"][s]), case)
+        # The classic form has no astropy model: the sinusoid only.
+        out, _ = self.run_text(text.replace(", dy: dy", ""), "classic", "lombscargle.form=classic")
+        with h5py.File(out, "r") as f:
+            self.assertNotIn("model_parameters", f["output/summary"])
+        # Integer times at f = 0.5: every sin(2 pi k f t) is 0 and cos(2 pi 2 f t) is the offset's column: they
+        # are left out (coefficients 0), as the periodogram leaves them out, and the rest is the least-squares
+        # fit on 1 and cos(2 pi f t).
+        grid = "frequency: {grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}"
+        with h5py.File(data, "w") as f:
+            f["t"], f["y"] = np.arange(40.0), np.cos(np.pi * np.arange(40.0)) + rng.normal(0, 0.1, 40)
+        out, _ = self.run_text(text.replace(", dy: dy", "").replace(grid, "frequency: {grid: list, values: [0.5]}"),
+                               "dependent", "lombscargle.nterms=2")
+        with h5py.File(out, "r") as f, h5py.File(data, "r") as g:
+            self.assertEqual(f["output/summary/frequency"][0], 0.5)
+            parameters = f["output/summary/model_parameters"][0]
+            times, values = g["t"][()], g["y"][()]
+            kept = np.linalg.lstsq(np.array([np.ones_like(times), np.cos(np.pi * times)]).T, values - values.mean(),
+                                   rcond=None)[0]
+            np.testing.assert_allclose(parameters[[0, 2]], kept, rtol=1e-12, atol=1e-14)
+            np.testing.assert_array_equal(parameters[[1, 3, 4]], 0.0)
+            self.assertAlmostEqual(f["output/summary/offset"][0], values.mean() + kept[0], delta=1e-12)
+
     def test_option_errors(self):
         data = self.write("w.csv", "time,flux,w\n0,1,1\n1,2,-1\n2,0.5,1\n3,1,1\n")
         data_nan = self.write("n.csv", "time,flux,w\n0,1,1\n1,2,nan\n2,0.5,1\n3,1,1\n")
