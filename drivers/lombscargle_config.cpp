@@ -74,8 +74,9 @@ void add_lombscargle_schema(config::Schema& schema) {
              "copy: write the series to /input as read; none: only where they came from (large catalogues)",
              {"copy", "none"}, "copy");
   add_real(schema, "pipeline.memory_mib",
-           "bound on one chunk's working memory on a rank, device and host together, MiB: the catalogue streams "
-           "through in chunks of as many series as fit",
+           "bound on a rank's working memory, device and host together, MiB: the chunk computed, the next one read "
+           "ahead, the one before finishing and the summary kept for every series; the catalogue streams through in "
+           "chunks of as many series as fit",
            4096.0)
       .greater_than(0);
   add_integer(schema, "pipeline.chunk_series",
@@ -181,6 +182,60 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
   need.host(n, 32 + 8 + 2 * t + 32);  // t, y, dy, weights
   need.host(m, 2 * 8);
   need.host(series * m, t + 8);
+  return need;
+}
+
+// Doubles per series in the summary: frequency, power, fap, amplitude, phase,
+// offset, and the generalized form's model parameters.
+double summary_values(const config::Config& config) {
+  const bool generalized = config.string("lombscargle.form") == "generalized";
+  const double model =
+      generalized ? (config.boolean("lombscargle.fit_mean") ? 1.0 : 0.0) + 2.0 * config.integer("lombscargle.nterms")
+                  : 0.0;
+  return 6 + model;
+}
+
+// What the host holds besides the chunk being computed, per rank, with
+// chunks of `chunk` series (`per_rank` on this rank, `longest` samples at
+// most each) streaming through (see run_typed): the next chunk read ahead
+// and the one before finishing. Rank 0 copying the input reads and keeps the
+// whole chunk's series (and, in the finish, their concatenated copy for
+// /input); every rank gathers the whole chunk's result rows.
+MemoryNeed overlap_need(const config::Config& config, double chunk, double per_rank, double longest,
+                        double frequencies) {
+  const bool copy_input = config.string("output.input") == "copy";
+  const bool write_power = config.string("output.power") == "all";
+  const bool validating = config.string("validation.reference") == "float64";
+  const double read_series = copy_input ? chunk : per_rank;  // the series a rank reads (rank 0's)
+  const double m = frequencies, peaks = static_cast<double>(config.integer("peaks.count"));
+  MemoryNeed need;
+  // Read ahead: the next chunk's series (t, y, dy, weights) and a column's read buffer.
+  need.host(read_series * longest, 4 * 8 + 8);
+  // Finishing: the chunk's series, their copy written to /input, its power on
+  // the host (this rank's rows, and the chunk's gathered where written), the
+  // peak table and its rows (this rank's and the chunk's), the FAP contexts
+  // or bootstrap maxima, and the summary rows (this rank's and the chunk's).
+  need.host(read_series * longest, 4 * 8 + (copy_input ? 4 * 8 : 0));
+  if (write_power || validating) need.host(per_rank * m, 8);
+  if (write_power) need.host(chunk * m, 8);
+  need.host(per_rank * peaks, 2 * 8 + 3 * 8);
+  need.host(chunk * peaks, 3 * 8);
+  if (config.string("peaks.fap_method") == "bootstrap")
+    need.host(per_rank, 8 * static_cast<double>(config.integer("peaks.bootstrap.resamples")));
+  else
+    need.host(per_rank, sizeof(ls::FapContext));
+  need.host(per_rank + chunk, 8 * summary_values(config) + 2 * 8);  // the summary rows, the peak table's best
+  return need;
+}
+
+// What is kept for every series of the catalogue until the end, on every
+// rank: the summary rows (gathered), and the catalogue's per-series arrays
+// (the ragged layout's sample offsets, series ids).
+MemoryNeed catalogue_need(const config::Config& config, double series_count) {
+  MemoryNeed need;
+  need.host(series_count, 8 * summary_values(config));
+  if (!config.string("input.count").empty() || !config.string("input.start").empty()) need.host(series_count + 1, 8);
+  if (!config.string("input.ids").empty()) need.host(series_count, 8);
   return need;
 }
 
@@ -292,41 +347,63 @@ ls::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catal
 
 ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, double longest, double frequencies,
                       int ranks, bool check_bound) {
-  const auto need_of = [&](std::int64_t k) {
-    return lombscargle_need(config, static_cast<double>(k), static_cast<double>(k) * longest, frequencies);
-  };
   const auto bytes = [](const MemoryNeed& need) { return need.device_bytes + need.host_bytes; };
   const auto per_rank_of = [&](std::int64_t chunk) { return (chunk + ranks - 1) / ranks; };
-  std::int64_t chunk = config.integer("pipeline.chunk_series");
-  if (chunk == 0) {
-    const double limit = config.real("pipeline.memory_mib") * mebibyte;
-    const double one = bytes(need_of(1));
-    if (one > limit) {
-      // What the machine cannot hold is blamed on the grid first (the
-      // caller's check_preflight); then on this bound.
-      if (!check_bound) return ChunkPlan{std::min<std::int64_t>(ranks, series_count), 1, need_of(1)};
-      char text[200];
+  // The plan of chunks of `chunk` series: the overlap only where more than one chunk streams through.
+  const auto plan_of = [&](std::int64_t chunk) {
+    ChunkPlan plan;
+    plan.series = chunk;
+    plan.per_rank = per_rank_of(chunk);
+    const auto k = static_cast<double>(plan.per_rank);
+    plan.chunk = lombscargle_need(config, k, k * longest, frequencies);
+    if (chunk < series_count) plan.overlap = overlap_need(config, static_cast<double>(chunk), k, longest, frequencies);
+    plan.catalogue = catalogue_need(config, static_cast<double>(series_count));
+    for (const MemoryNeed* part : {&plan.chunk, &plan.overlap, &plan.catalogue}) {
+      plan.need.device_bytes += part->device_bytes;
+      plan.need.host_bytes += part->host_bytes;
+    }
+    return plan;
+  };
+  // Every rank has series in the first chunk.
+  const auto clamped = [&](std::int64_t chunk) { return std::min(std::max<std::int64_t>(chunk, ranks), series_count); };
+  const std::int64_t given = config.integer("pipeline.chunk_series");
+  if (given > 0) return plan_of(clamped(given));
+  const double limit = config.real("pipeline.memory_mib") * mebibyte;
+  const ChunkPlan whole = plan_of(series_count);  // one chunk: nothing read ahead nor finishing beside it
+  if (bytes(whole.need) <= limit) return whole;
+  const ChunkPlan one = plan_of(clamped(ranks));  // a series per rank
+  if (bytes(one.need) > limit) {
+    // What the machine cannot hold is blamed on the grid first (the
+    // caller's check_preflight); then on this bound.
+    if (!check_bound) return one;
+    const double catalogue = bytes(one.catalogue);
+    char text[300];
+    if (catalogue > limit)
       std::snprintf(text, sizeof text,
-                    "one series of %.4g samples with %.4g frequencies needs %.0f MiB (device and host together), "
-                    "more than this bound",
-                    longest, frequencies, std::ceil(one / mebibyte));
-      char allowed[32];
-      std::snprintf(allowed, sizeof allowed, "at least %.0f", std::ceil(one / mebibyte));
-      throw ConfigError(config.where("pipeline.memory_mib"), "pipeline.memory_mib", text,
-                        std::string(allowed) + ", or " + lombscargle_advice());
-    }
-    std::int64_t low = 1, high = per_rank_of(series_count);  // the most series per rank within the bound
-    while (low < high) {
-      const std::int64_t middle = low + (high - low + 1) / 2;
-      if (bytes(need_of(middle)) <= limit)
-        low = middle;
-      else
-        high = middle - 1;
-    }
-    chunk = low * ranks;
+                    "the summary of %lld series, kept until the end of the run, needs %.0f MiB, more than this bound",
+                    static_cast<long long>(series_count), std::ceil(catalogue / mebibyte));
+    else
+      std::snprintf(text, sizeof text,
+                    "one series of %.4g samples with %.4g frequencies needs %.0f MiB (device and host together, "
+                    "with the series read ahead, the one finishing and the catalogue's summary), more than this "
+                    "bound",
+                    longest, frequencies, std::ceil(bytes(one.need) / mebibyte));
+    char allowed[32];
+    std::snprintf(allowed, sizeof allowed, "at least %.0f", std::ceil(bytes(one.need) / mebibyte));
+    throw ConfigError(
+        config.where("pipeline.memory_mib"), "pipeline.memory_mib", text,
+        std::string(allowed) + (catalogue > limit ? ", or fewer series" : ", or " + lombscargle_advice()));
   }
-  chunk = std::min(std::max<std::int64_t>(chunk, ranks), series_count);  // every rank has series in the first chunk
-  return ChunkPlan{chunk, per_rank_of(chunk), need_of(per_rank_of(chunk))};
+  // The most series per rank within the bound, streaming (the need grows with the chunk).
+  std::int64_t low = 1, high = per_rank_of(series_count) - 1;
+  while (low < high) {
+    const std::int64_t middle = low + (high - low + 1) / 2;
+    if (bytes(plan_of(clamped(middle * ranks)).need) <= limit)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  return plan_of(clamped(low * ranks));
 }
 
 }  // namespace lombscargle_detail

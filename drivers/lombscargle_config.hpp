@@ -45,15 +45,22 @@ lombscargle::FrequencyGrid grid_from(const config::Config& config, SeriesCatalog
 constexpr double mebibyte = 1048576.0;
 
 // How the catalogue streams: chunks of `series` series (split over the
-// ranks, at most `per_rank` on one), each rank's share needing `need`.
+// ranks, at most `per_rank` on one). What a rank holds at once, `need`
+// (what pipeline.memory_mib bounds and the machine must hold), is the sum of
+// `chunk`, the chunk being computed (device and host), `overlap`, with more
+// than one chunk the next chunk read ahead and the one before still finishing
+// on a host thread (host), and `catalogue`, what is kept for every series
+// until the end (the summary rows, the catalogue's per-series arrays; host).
 struct ChunkPlan {
   std::int64_t series = 0, per_rank = 0;
-  MemoryNeed need;
+  MemoryNeed need, chunk, overlap, catalogue;
   std::int64_t chunks(std::int64_t series_count) const { return (series_count + series - 1) / series; }
 };
 
 // `check_bound` false: one series over pipeline.memory_mib gives chunks of one
-// series (for the machine's check to judge first) instead of a ConfigError.
+// series (for the machine's check to judge first) instead of a ConfigError;
+// true: ConfigError at pipeline.memory_mib when not even that fits (naming
+// the catalogue's summary when that alone does not).
 ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, double longest, double frequencies,
                       int ranks, bool check_bound);
 

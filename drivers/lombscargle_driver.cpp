@@ -370,7 +370,12 @@ void run_typed(RunContext& context) {
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
   output.set_attribute("chunk_series", plan.series);
   output.set_attribute("chunks", chunks);
-  output.set_attribute("chunk_memory_bytes", plan.need.device_bytes + plan.need.host_bytes);
+  // What a rank holds at once, as pipeline.memory_mib bounds it, and its parts.
+  const auto bytes = [](const MemoryNeed& need) { return need.device_bytes + need.host_bytes; };
+  output.set_attribute("memory_bytes", bytes(plan.need));
+  output.set_attribute("chunk_memory_bytes", bytes(plan.chunk));
+  output.set_attribute("overlap_memory_bytes", bytes(plan.overlap));
+  output.set_attribute("catalogue_memory_bytes", bytes(plan.catalogue));
   // The scale of the power, for plots' axes: the classic form's normalize flag
   // or the generalized form's normalization.
   const bool classic = config.string("lombscargle.form") == "classic";
@@ -413,13 +418,12 @@ void run_typed(RunContext& context) {
   context.out << " x " << m << " frequencies, " << config.string("precision") << ", " << ls::name_of(algorithm) << ": "
               << solve.median() << " s (median of " << repeats << ")\n";
   if (chunks > 1) {
-    char line[200];
+    char line[320];
     std::snprintf(line, sizeof line,
-                  "streamed in %lld chunks of %lld series (%.0f MiB each on a rank): %.3g s end to end, %.4g "
-                  "series/s\n",
-                  static_cast<long long>(chunks), static_cast<long long>(plan.series),
-                  (plan.need.device_bytes + plan.need.host_bytes) / mebibyte, pipeline_s,
-                  static_cast<double>(series_count) / pipeline_s);
+                  "streamed in %lld chunks of %lld series (%.3g MiB each on a rank, %.3g MiB with the chunks read "
+                  "ahead and finishing and the summary): %.3g s end to end, %.4g series/s\n",
+                  static_cast<long long>(chunks), static_cast<long long>(plan.series), bytes(plan.chunk) / mebibyte,
+                  bytes(plan.need) / mebibyte, pipeline_s, static_cast<double>(series_count) / pipeline_s);
     context.out << line << "where the time went: " << phases.text() << '\n';
   }
   if (ranks.size > 1)

@@ -796,7 +796,48 @@ peaks: {{count: 2}}
             chunks = f["output"].attrs["chunks"]
             self.assertGreater(chunks, 1)
             self.assertLessEqual(f["output"].attrs["chunk_memory_bytes"], 0.05 * 1048576)
+            self.assertLessEqual(f["output"].attrs["memory_bytes"], 0.05 * 1048576)
         self.assert_same_results(bounded, whole)
+
+    def test_memory_bound_covers_read_ahead_finishing_and_summary(self):
+        samples, frequencies = 70, 600
+        text = f"""experiment: lombscargle
+input: {{source: synthetic, series: 40, samples: {samples}, shared_times: false, uncertainties: true}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 1.5, count: {frequencies}}}
+peaks: {{count: 2}}
+"""
+        bound = 0.5  # MiB: a few series per chunk
+        bounded, _ = self.run_text(text, "bounded", f"pipeline.memory_mib={bound}")
+        with h5py.File(bounded, "r") as f:
+            output = f["output"]
+            chunk_series, chunks = output.attrs["chunk_series"], output.attrs["chunks"]
+            self.assertGreater(chunks, 2)
+            total, chunk = output.attrs["memory_bytes"], output.attrs["chunk_memory_bytes"]
+            overlap, catalogue = output.attrs["overlap_memory_bytes"], output.attrs["catalogue_memory_bytes"]
+            self.assertLessEqual(total, bound * 1048576)
+            self.assertEqual(total, chunk + overlap + catalogue)
+            # At least what the pipeline evidently holds beside the chunk computed: the next chunk's series read
+            # ahead and the previous one's still being written (t, y, dy: 8 bytes a sample each), that chunk's
+            # power as written and its peak rows; and every series' summary row until the end (the datasets
+            # the file holds).
+            series_bytes = chunk_series * samples * 3 * 8
+            written_rows = sum(output[name][:chunk_series].size * 8 for name in
+                               ("power", "peak_frequency", "peak_power", "peak_fap"))
+            self.assertGreaterEqual(overlap, 2 * series_bytes + written_rows)
+            summary = sum(dataset.size * 8 for dataset in output["summary"].values())
+            self.assertGreaterEqual(catalogue, summary)
+        # One chunk: nothing read ahead nor finishing beside it.
+        whole, _ = self.run_text(text, "whole")
+        with h5py.File(whole, "r") as f:
+            self.assertEqual(f["output"].attrs["chunks"], 1)
+            self.assertEqual(f["output"].attrs["overlap_memory_bytes"], 0)
+        self.assert_same_results(bounded, whole)
+        # A catalogue whose summary alone passes the bound: an error at the key naming it, before any work.
+        self.expect_errors([
+            ("experiment: lombscargle\ninput: {series: 20000, samples: 8}\n"
+             "frequency: {grid: uniform, minimum: 0.1, maximum: 1.0, count: 10}\npipeline: {memory_mib: 0.5}\n", 2,
+             "key 'pipeline.memory_mib': the summary of 20000 series, kept until the end of the run, needs"),
+        ])
 
     def write_ragged(self, lengths, seed=5, nan_at=None):
         rng = np.random.default_rng(seed)
