@@ -57,7 +57,7 @@ py::dict defaults(int model) {
 
 // The members' states (E x N) on the device and the ensemble that steps them.
 template <class T>
-class DeviceEnsemble {
+class DeviceEnsemble : public HoldsDeviceMemory {
  public:
   // Steps between checks for Ctrl-C (a check takes the GIL).
   static constexpr std::int64_t steps_per_check = 64;
@@ -78,7 +78,13 @@ class DeviceEnsemble {
     parameters_ = p;
   }
 
+  void release() override {
+    ensemble_.reset();
+    states_ = View2D<T>();
+  }
+
   void advance(std::int64_t steps) {
+    ensure_kokkos();  // raises once Kokkos is finalized (the states are gone)
     if (steps < 0) throw py::value_error("steps must be >= 0, got " + std::to_string(steps));
     py::gil_scoped_release release;
     for (std::int64_t done = 0; done < steps;) {
@@ -92,6 +98,7 @@ class DeviceEnsemble {
   }
 
   Array<T> state() const {
+    ensure_kokkos();
     Array<T> result =
         new_array<T>(static_cast<py::ssize_t>(states_.extent(0)), static_cast<py::ssize_t>(states_.extent(1)));
     const HostArray2D<T> out = write_view(result, "state");
@@ -101,6 +108,7 @@ class DeviceEnsemble {
 
   // Per point: mean and spread (sample standard deviation) over the members.
   py::tuple statistics() const {
+    ensure_kokkos();
     const lz::EnsembleStatistics s = lz::ensemble_statistics(states_);
     Array<double> mean(static_cast<py::ssize_t>(s.mean.size())), spread(static_cast<py::ssize_t>(s.spread.size()));
     std::copy(s.mean.begin(), s.mean.end(), mean.mutable_data());
@@ -108,7 +116,10 @@ class DeviceEnsemble {
     return py::make_tuple(mean, spread);
   }
 
-  std::string layout() const { return lz::name_of(ensemble_->layout()); }
+  std::string layout() const {
+    ensure_kokkos();
+    return lz::name_of(ensemble_->layout());
+  }
   std::int64_t steps() const { return steps_; }
   py::dict parameters() const { return parameters_dict(parameters_); }
 

@@ -1,6 +1,7 @@
 #include "src/session.hpp"
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -12,7 +13,14 @@ namespace {
 std::unique_ptr<KokkosSession> session;
 bool finalized = false;
 std::vector<void (*)()> releases;
+std::set<HoldsDeviceMemory*>& holders() {
+  static std::set<HoldsDeviceMemory*> live;
+  return live;
+}
 }  // namespace
+
+HoldsDeviceMemory::HoldsDeviceMemory() { holders().insert(this); }
+HoldsDeviceMemory::~HoldsDeviceMemory() { holders().erase(this); }
 
 void ensure_kokkos() {
   if (session) return;
@@ -27,6 +35,7 @@ void finalize_kokkos() {
   if (!session) return;
   for (void (*release)() : releases) release();
   releases.clear();
+  for (HoldsDeviceMemory* holder : holders()) holder->release();
   session.reset();
   finalized = true;
 }

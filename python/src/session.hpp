@@ -11,4 +11,19 @@ bool kokkos_running();
 // (device arrays must go while Kokkos runs). Call with the GIL held.
 void before_finalize(void (*release)());
 
+// A bound object that keeps device memory between calls (an ensemble's
+// states). It is registered while it lives and released before Kokkos is
+// finalized: the interpreter may free it after the atexit finalize (a module
+// global, a frame kept by a traceback), and Views freed after Kokkos is gone
+// abort the process. release() drops its Views; later calls raise, as
+// ensure_kokkos() does once Kokkos is finalized.
+class HoldsDeviceMemory {
+ public:
+  HoldsDeviceMemory();
+  virtual ~HoldsDeviceMemory();
+  HoldsDeviceMemory(const HoldsDeviceMemory&) = delete;
+  HoldsDeviceMemory& operator=(const HoldsDeviceMemory&) = delete;
+  virtual void release() = 0;
+};
+
 }  // namespace portasolve::python

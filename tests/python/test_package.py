@@ -34,6 +34,26 @@ def test_kokkos_starts_on_first_use_and_finalizes_at_exit():
     assert "finalize" not in done.stderr.lower(), done.stderr
 
 
+def test_objects_alive_at_exit_are_released_before_finalize():
+    """An ensemble kept in a module global outlives the atexit finalize: its
+    device memory must go before Kokkos does (a View freed after finalize
+    aborts the process), and a call after finalize raises instead of crashing."""
+    start = ("import portasolve\n"
+             "ensemble = portasolve.lorenz05.Ensemble(model=1, members=3, spinup_steps=0, seed=1)\n"
+             "ensemble.advance(2)\n")
+    late_call = ("portasolve._portasolve.finalize()\n"
+                 "try:\n"
+                 "    ensemble.advance(1)\n"
+                 "except RuntimeError as error:\n"
+                 "    print('raised:', error)\n")
+    for script in (start, start + late_call):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ.copy(),
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "deallocated" not in done.stderr, done.stderr
+    assert "raised:" in done.stdout and "finalized" in done.stdout, done.stdout
+
+
 def test_import_alone_starts_nothing():
     done = subprocess.run([sys.executable, "-c", "import portasolve; "
                            "assert not portasolve._portasolve.kokkos_running()"],
@@ -91,22 +111,41 @@ def test_ctrl_c_interrupts_a_long_lomb_scargle_batch():
     assert interrupted_output(call, after) == "interrupted (2,)"
 
 
-def test_memory_stays_flat_over_many_small_calls():
-    def resident_kib():
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+def resident_kib():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
 
+
+def test_ten_thousand_small_calls_keep_memory_and_reference_counts():
+    """Every workload's entry points called 10^4 times on tiny inputs: resident
+    memory stays within 1 MiB after a warm-up, and the inputs' reference counts
+    are what they were (a binding that kept or dropped a reference would move
+    them), and the last results equal the first."""
     x = np.arange(8.0)
     y = np.sin(x)
-    img = np.random.default_rng(1).random((8, 8))
+    freqs = np.array([0.5, 1.0])
+    img = np.random.default_rng(1).random((12, 12))
+    rhs = np.zeros((6, 6))
+    ensemble = portasolve.lorenz05.Ensemble(model=1, members=2, spinup_steps=0, seed=3)
+    periodogram = portasolve.timeseries.LombScargle(x, y)
+    inputs = (x, y, freqs, img, rhs)
 
     def calls(n):
         for _ in range(n):
-            portasolve.signal.lombscargle(x, y, [0.5, 1.0])
-            portasolve.ndimage.uniform_filter(img, 3)
-            portasolve.poisson.solve(np.zeros((6, 6)), 1.0)
+            a = portasolve.signal.lombscargle(x, y, freqs)
+            b = periodogram.power(freqs)
+            c = portasolve.ndimage.uniform_filter(img, 3)
+            d = portasolve.ndimage.gaussian_filter(img, 1.0)
+            e = portasolve.poisson.solve(rhs, 1.0)[0]
+            f = ensemble.advance(1).state
+        return a, b, c, d, e, f
 
-    calls(300)
+    first = calls(200)
+    refs = [sys.getrefcount(a) for a in inputs]
     before = resident_kib()
-    calls(1500)
+    last = calls(10000)
     assert resident_kib() - before < 1024
+    assert [sys.getrefcount(a) for a in inputs] == refs
+    for got, want in zip(last[:5], first[:5]):
+        np.testing.assert_array_equal(got, want)
+    assert ensemble.steps == 10200 and np.all(np.isfinite(last[5]))
