@@ -42,7 +42,8 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     values->assign(series_count, NAN);
   // astropy's model parameters: the generalized form's, for every nterms.
   if (options.form == ls::Form::generalized)
-    summary.model_width = static_cast<std::size_t>((options.fit_mean ? 1 : 0) + 2 * options.nterms);
+    summary.model_width =
+        (options.fit_mean ? std::size_t{1} : std::size_t{0}) + 2 * static_cast<std::size_t>(options.nterms);
   summary.model.assign(series_count * summary.model_width, NAN);
   for_each_series(series_count, [&](std::size_t s) {
     const std::int64_t best = table.best[s];
@@ -123,8 +124,9 @@ void write_summary(h5::Group& output, const Summary& all, const std::string& fap
     std::string columns = bias ? "offset" : "";
     for (int k = 1; k <= nterms; ++k) {
       const std::string harmonic = k == 1 ? "" : std::to_string(k) + " ";
-      columns += std::string(columns.empty() ? "" : ", ") + "sin(2 pi " + harmonic + "frequency t), cos(2 pi " +
-                 harmonic + "frequency t)";
+      if (!columns.empty()) columns += ", ";
+      columns += "sin(2 pi " + harmonic + "frequency t), cos(2 pi ";
+      columns += harmonic + "frequency t)";
     }
     summary.set_attribute("columns", columns, "model_parameters");
     summary.set_attribute("units", "units of y", "model_parameters");

@@ -106,7 +106,7 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   }
   // The weighted design matrix by columns, and the weighted right side.
   const int bias = options.fit_mean ? 1 : 0;
-  const auto p = static_cast<std::size_t>(bias + 2 * options.nterms);
+  const std::size_t p = static_cast<std::size_t>(bias) + 2 * static_cast<std::size_t>(options.nterms);
   std::vector<std::vector<double>> a(p, std::vector<double>(n));
   std::vector<double> b(n);
   for (std::size_t j = 0; j < n; ++j) {
