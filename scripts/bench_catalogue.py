@@ -89,7 +89,8 @@ def main():
         print(f"portasolve ({device}, {args.precision}, {text(output['algorithm'])}): {pipeline_s:.2f} s end to end "
               f"= {args.series / pipeline_s:.4g} curves/s; solve only {solve_s:.3f} s = {args.series / solve_s:.4g} "
               f"curves/s; {int(output['chunks'])} chunks of {int(output['chunk_series'])} "
-              f"({float(output['chunk_memory_bytes']) / 2**20:.0f} MiB)")
+              f"({float(output['chunk_memory_bytes']) / 2**20:.0f} MiB a chunk, "
+              f"{float(output['memory_bytes']) / 2**20:.0f} MiB held at most)")
     with h5py.File(catalogue, "r") as c:
         truth = c["signal_frequency"][()]
     recovered = np.mean(np.abs(found - truth) < 0.01)
