@@ -2,15 +2,17 @@
 // into an ensemble, integrates every member together and writes snapshots
 // with the ensemble mean and spread. Over MPI ranks each rank integrates a
 // contiguous block of the members: every rank draws every member's start (so
-// each member starts as on one rank) and keeps its block; the statistics are
-// merged from every rank's partial ones in rank order, the states gathered
-// in member order.
+// each member starts as on one rank) and keeps its block; the statistics sum
+// the members in one tree of their indices however they are split (the
+// single-rank bits), the states are gathered in member order.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/interrupt.hpp"
 #include "core/profiling.hpp"
@@ -21,6 +23,7 @@
 #include "drivers/rank_blocks.hpp"
 #include "drivers/repeat_loop.hpp"
 #include "solvers/lorenz05/ensemble.hpp"
+#include "solvers/lorenz05/statistics.hpp"
 
 namespace portasolve::drivers {
 
@@ -134,30 +137,59 @@ struct Snapshots {
   std::vector<std::vector<double>> state;  // per snapshot: this rank's members x N
 };
 
-// Mean and spread over every rank's members: on one rank
-// ensemble_statistics; over ranks each rank's partial statistics, gathered
-// and merged in rank order (the same bits on every rank and in every rerun).
-template <class T>
-lz::EnsembleStatistics statistics_over_ranks(const Ranks& ranks, const View2D<T>& states) {
-  if (ranks.size == 1) return lz::ensemble_statistics(states);
-  const lz::PartialStatistics mine = lz::partial_statistics(states);
-  const auto n = static_cast<std::int64_t>(mine.mean.size());
-  std::vector<double> packed(mine.mean);
-  packed.insert(packed.end(), mine.squares.begin(), mine.squares.end());
-  packed.push_back(static_cast<double>(mine.members));
-  // One row of 2 N + 1 values per rank.
-  const std::vector<double> all = gather_rows(ranks, ranks.size, 2 * n + 1, packed);
-  lz::PartialStatistics merged;
+#if PORTASOLVE_HAVE_MPI
+// Every rank's partial sums in rank order (which is member order), on every
+// rank: each rank's block is block_span's, as my_block's.
+std::vector<lz::PartialSums> gather_partial_sums(const Ranks& ranks, const lz::PartialSums& mine) {
+  const std::int64_t members = mine.block.members;
+  std::vector<lz::PartialSums> all(static_cast<std::size_t>(ranks.size));
+  std::vector<int> counts(all.size()), displacements(all.size());
+  std::int64_t total = 0;
   for (int r = 0; r < ranks.size; ++r) {
-    const double* row = &all[static_cast<std::size_t>(r * (2 * n + 1))];
-    lz::PartialStatistics block{static_cast<std::int64_t>(row[2 * n]), std::vector<double>(row, row + n),
-                                std::vector<double>(row + n, row + 2 * n)};
-    if (r == 0)
-      merged = std::move(block);
-    else
-      lz::merge_statistics(merged, block);
+    const distributed::Span span = distributed::block_span(members, ranks.size, r);
+    all[r].block = {span.first, span.count, members};
+    all[r].points = mine.points;
+    const std::int64_t count = static_cast<std::int64_t>(lz::sum_nodes(all[r].block).size()) * mine.points;
+    if (total + count > INT_MAX) {
+      throw SolverError("lorenz05: " + std::to_string(total + count) +
+                        " partial sums are too many to gather over MPI ranks (at most 2^31 - 1)");
+    }
+    counts[r] = static_cast<int>(count);
+    displacements[r] = static_cast<int>(total);
+    total += count;
   }
-  return lz::finish_statistics(merged);
+  std::vector<double> values(static_cast<std::size_t>(total));
+  MPI_Allgatherv(mine.sums.data(), counts[ranks.rank], MPI_DOUBLE, values.data(), counts.data(), displacements.data(),
+                 MPI_DOUBLE, MPI_COMM_WORLD);
+  for (int r = 0; r < ranks.size; ++r) {
+    const auto first = values.begin() + displacements[r];
+    all[r].sums.assign(first, first + counts[r]);
+  }
+  return all;
+}
+#endif
+
+// Mean and spread over every rank's members, the single-rank bits on every
+// rank: each rank sums its members at the nodes of the members' summation
+// tree that lie in its block (lorenz05::partial_sums), and every rank
+// completes the tree from every rank's sums (the mean, then the squared
+// deviations from it alike).
+template <class T>
+lz::EnsembleStatistics statistics_over_ranks(const Ranks& ranks, const View2D<T>& states, std::int64_t members) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    const ItemBlock mine = my_block(ranks, members);
+    const lz::MemberBlock block{mine.first, mine.count, members};
+    lz::EnsembleStatistics result;
+    result.mean =
+        lz::ensemble_mean(lz::complete_sums(gather_partial_sums(ranks, lz::partial_sums(states, block))), members);
+    result.spread = lz::ensemble_spread(
+        lz::complete_sums(gather_partial_sums(ranks, lz::partial_squares(states, block, result.mean))), members);
+    return result;
+  }
+#endif
+  (void)ranks, (void)members;
+  return lz::ensemble_statistics(states);
 }
 
 template <class T>
@@ -208,7 +240,7 @@ void run_typed(RunContext& context) {
           const bool record = snapshots && repeat.last();
           const auto snapshot = [&](std::int64_t step) {
             if (!record) return;
-            const lz::EnsembleStatistics statistics = statistics_over_ranks(context.ranks, states);
+            const lz::EnsembleStatistics statistics = statistics_over_ranks(context.ranks, states, members);
             double sum = 0;
             for (double s : statistics.spread) sum += s * s;
             snapshots->time.push_back(static_cast<double>(step) * p.delta_t);
@@ -349,9 +381,11 @@ Preflight preflight_lorenz05(const config::Config& config) {
                  "reduce lorenz05.model_size, ensemble.members or the snapshots (lorenz05.steps / "
                  "lorenz05.output_every, output.state: false), or use precision: float"};
   // Device: start and states, five work arrays per ensemble (the flat
-  // layout's; the team layout needs fewer), the base state, the statistics.
-  plan.memory.device(members * n, (2 + 5 * (baseline ? 2 : 1)) * t);
-  plan.memory.device(n, t + 2 * 8);
+  // layout's; the team layout needs fewer), the base state, the statistics
+  // (their pass levels in double: a 16th of the members, a 16th of that, ...;
+  // the mean and at most 64 node sums).
+  plan.memory.device(members * n, (2 + 5 * (baseline ? 2 : 1)) * t + 8.0 / 15);
+  plan.memory.device(n, t + 65 * 8);
   // Host: the start's mirror and its float64 copy, the final state (and the
   // baseline's in float64), the statistics of every snapshot and, with
   // output.state, every snapshot's states in float64 and converted back to T.

@@ -7,9 +7,11 @@
 //       team | flat | vector | resident; advance([exec,] states, steps) integrates every
 //       member in place.
 //   lorenz05::ensemble_statistics([exec,] states) -> mean and spread per
-//       point; partial_statistics([exec,] states), merge_statistics,
-//       finish_statistics: the same for blocks of members held apart (MPI
-//       ranks), merged in a fixed order.
+//       point, summed pairwise over the members' indices; for blocks of
+//       members held apart (MPI ranks): partial_sums([exec,] states, block)
+//       and partial_squares(..., mean) at the block's sum_nodes, then
+//       complete_sums of every block's in member order, ensemble_mean and
+//       ensemble_spread: the same bits as one block of all members.
 //   exec: the ExecSpace instance (a CUDA stream, say) every kernel and copy
 //       runs on, in order after its earlier work; the caller fences its own
 //       earlier work on other instances. On return the result is complete,
@@ -18,7 +20,9 @@
 // Errors: OptionError (an std::invalid_argument naming the parameter, or
 // "layout") for bad parameters, or the team (vector, resident) layout when a
 // member's state does not fit the team (thread, team) scratch; std::invalid_argument for
-// states of another N, partial statistics of no members, merging blocks of
-// different N, or an unknown layout name.
+// states of another N, partial sums of a block that is not the states' or
+// not within the ensemble, completing from blocks that do not tile the
+// ensemble in order, or an unknown layout name.
 #include "solvers/lorenz05/ensemble.hpp"
 #include "solvers/lorenz05/parameters.hpp"
+#include "solvers/lorenz05/statistics.hpp"

@@ -1,13 +1,11 @@
 #include "solvers/lorenz05/ensemble.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/kokkos_compat.hpp"
-#include "core/math.hpp"
 #include "core/names.hpp"
 #include "solvers/lorenz05/detail/kernels.hpp"
 #include "solvers/lorenz05/detail/resident_steps.hpp"
@@ -217,141 +215,7 @@ void Ensemble<T>::advance(const ExecSpace& exec, const View2D<T>& states, std::i
     }
 }
 
-namespace {
-// A per-point result the kernel writes whole (no initialising launch).
-View1D<double> per_point(const ExecSpace& exec, const char* label, const int n) {
-  return View1D<double>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
-}
-
-// A host copy of `view`, queued on exec (the same View where the host can
-// read it): fence exec before reading it.
-Kokkos::View<double*, Kokkos::HostSpace> to_host(const ExecSpace& exec, const View1D<double>& view) {
-  const auto host = kokkos_compat::host_mirror_without_init(view);
-  Kokkos::deep_copy(exec, host, view);
-  return host;
-}
-
-template <class T>
-struct MemberStatistics {
-  View2D<const T> states;
-  View1D<double> mean, spread;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    const int members = static_cast<int>(states.extent(0));
-    double sum = 0;
-    for (int e = 0; e < members; ++e) sum += static_cast<double>(states(e, i));
-    const double m = sum / members;
-    double squares = 0;
-    for (int e = 0; e < members; ++e) {
-      const double d = static_cast<double>(states(e, i)) - m;
-      squares += d * d;
-    }
-    mean(i) = m;
-    spread(i) = members > 1 ? math::sqrt(squares / (members - 1)) : 0.0;
-  }
-};
-}  // namespace
-
-template <class T>
-EnsembleStatistics ensemble_statistics(const ExecSpace& exec, const View2D<T>& states) {
-  const int n = static_cast<int>(states.extent(1));
-  const View1D<double> mean = per_point(exec, "lorenz05_mean", n), spread = per_point(exec, "lorenz05_spread", n);
-  Kokkos::parallel_for("lorenz05_statistics", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
-                       MemberStatistics<T>{states, mean, spread});
-  EnsembleStatistics result{std::vector<double>(n), std::vector<double>(n)};
-  const auto host_mean = to_host(exec, mean);
-  const auto host_spread = to_host(exec, spread);
-  exec.fence();
-  for (int i = 0; i < n; ++i) {
-    result.mean[i] = host_mean(i);
-    result.spread[i] = host_spread(i);
-  }
-  return result;
-}
-
-template <class T>
-EnsembleStatistics ensemble_statistics(const View2D<T>& states) {
-  return ensemble_statistics(ExecSpace(), states);
-}
-
-namespace {
-template <class T>
-struct MemberPartial {
-  View2D<const T> states;
-  View1D<double> mean, squares;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    const int members = static_cast<int>(states.extent(0));
-    double sum = 0;
-    for (int e = 0; e < members; ++e) sum += static_cast<double>(states(e, i));
-    const double m = sum / members;
-    double total = 0;
-    for (int e = 0; e < members; ++e) {
-      const double d = static_cast<double>(states(e, i)) - m;
-      total += d * d;
-    }
-    mean(i) = m;
-    squares(i) = total;
-  }
-};
-}  // namespace
-
-template <class T>
-PartialStatistics partial_statistics(const ExecSpace& exec, const View2D<T>& states) {
-  const int n = static_cast<int>(states.extent(1));
-  if (states.extent(0) == 0) throw std::invalid_argument("partial_statistics: no members");
-  const View1D<double> mean = per_point(exec, "lorenz05_mean", n), squares = per_point(exec, "lorenz05_squares", n);
-  Kokkos::parallel_for("lorenz05_partial_statistics", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
-                       MemberPartial<T>{states, mean, squares});
-  PartialStatistics result{static_cast<std::int64_t>(states.extent(0)), std::vector<double>(n), std::vector<double>(n)};
-  const auto host_mean = to_host(exec, mean);
-  const auto host_squares = to_host(exec, squares);
-  exec.fence();
-  for (int i = 0; i < n; ++i) {
-    result.mean[i] = host_mean(i);
-    result.squares[i] = host_squares(i);
-  }
-  return result;
-}
-
-template <class T>
-PartialStatistics partial_statistics(const View2D<T>& states) {
-  return partial_statistics(ExecSpace(), states);
-}
-
-void merge_statistics(PartialStatistics& into, const PartialStatistics& next) {
-  if (next.members == 0) return;
-  if (into.members == 0) {  // e.g. a default-constructed start
-    into = next;
-    return;
-  }
-  if (into.mean.size() != next.mean.size() || next.squares.size() != next.mean.size() ||
-      into.squares.size() != into.mean.size())
-    throw std::invalid_argument("merge_statistics: blocks of different sizes");
-  const double a = static_cast<double>(into.members), b = static_cast<double>(next.members), total = a + b;
-  for (std::size_t i = 0; i < into.mean.size(); ++i) {
-    const double delta = next.mean[i] - into.mean[i];
-    into.mean[i] += delta * (b / total);
-    into.squares[i] += next.squares[i] + delta * delta * (a * b / total);
-  }
-  into.members += next.members;
-}
-
-EnsembleStatistics finish_statistics(const PartialStatistics& all) {
-  EnsembleStatistics result{all.mean, std::vector<double>(all.mean.size(), 0.0)};
-  if (all.members > 1)
-    for (std::size_t i = 0; i < all.squares.size(); ++i)
-      result.spread[i] = std::sqrt(all.squares[i] / static_cast<double>(all.members - 1));
-  return result;
-}
-
 template class Ensemble<float>;
 template class Ensemble<double>;
-template EnsembleStatistics ensemble_statistics<float>(const ExecSpace&, const View2D<float>&);
-template EnsembleStatistics ensemble_statistics<double>(const ExecSpace&, const View2D<double>&);
-template EnsembleStatistics ensemble_statistics<float>(const View2D<float>&);
-template EnsembleStatistics ensemble_statistics<double>(const View2D<double>&);
-template PartialStatistics partial_statistics<float>(const ExecSpace&, const View2D<float>&);
-template PartialStatistics partial_statistics<double>(const ExecSpace&, const View2D<double>&);
-template PartialStatistics partial_statistics<float>(const View2D<float>&);
-template PartialStatistics partial_statistics<double>(const View2D<double>&);
 
 }  // namespace portasolve::lorenz05

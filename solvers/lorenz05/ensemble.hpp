@@ -27,6 +27,7 @@
 
 #include "core/spaces.hpp"
 #include "solvers/lorenz05/parameters.hpp"
+#include "solvers/lorenz05/statistics.hpp"  // the ensembles' statistics, declared here before
 
 namespace portasolve::lorenz05 {
 
@@ -68,36 +69,5 @@ class Ensemble {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// Per point over the members: mean and spread (sample standard deviation,
-// 0 for one member), summed in double. Computed on exec, which is fenced
-// before return (the result is on the host).
-struct EnsembleStatistics {
-  std::vector<double> mean, spread;  // N each
-};
-template <class T>
-EnsembleStatistics ensemble_statistics(const ExecSpace& exec, const View2D<T>& states);
-template <class T>
-EnsembleStatistics ensemble_statistics(const View2D<T>& states);
-
-// The same for members held apart (blocks on MPI ranks): each block's count,
-// mean and sum of squared deviations per point (partial_statistics), merged
-// block after block in a fixed order by Chan et al.'s pairwise formula, then
-// finished into mean and spread. The result matches ensemble_statistics of
-// all members to rounding, not bit for bit.
-struct PartialStatistics {
-  std::int64_t members = 0;
-  std::vector<double> mean, squares;  // N each
-};
-// Computed on exec, fenced before return; throws std::invalid_argument for
-// no members.
-template <class T>
-PartialStatistics partial_statistics(const ExecSpace& exec, const View2D<T>& states);
-template <class T>
-PartialStatistics partial_statistics(const View2D<T>& states);
-// `into` becomes the statistics of its members and `next`'s together. Host
-// only (no instance); throws std::invalid_argument for blocks of different N.
-void merge_statistics(PartialStatistics& into, const PartialStatistics& next);
-EnsembleStatistics finish_statistics(const PartialStatistics& all);
 
 }  // namespace portasolve::lorenz05

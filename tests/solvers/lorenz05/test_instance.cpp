@@ -1,9 +1,10 @@
 // The overloads taking an execution space instance against those on the
 // default instance, bit for bit: Ensemble(exec, ...) and advance(exec, ...)
-// for models I-III and each layout, ensemble_statistics(exec, ...) and
-// partial_statistics(exec, ...), on small odd-sized problems. The instance's
-// runs queue everything on the test's own instance (CUDA: a new non-blocking
-// stream): the states' upload, the steps, the statistics and the read back,
+// for models I-III and each layout, ensemble_statistics(exec, ...),
+// partial_sums(exec, ...) and partial_squares(exec, ...), on small odd-sized
+// problems. The instance's runs queue everything on the test's own instance
+// (CUDA: a new non-blocking stream): the states' upload, the steps, the
+// statistics and the read back,
 // waited for by fencing that instance alone, so a launch or copy the solver
 // left on another stream would race with the read.
 #include <gtest/gtest.h>
@@ -62,7 +63,7 @@ Members members_of(const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpac
 struct Run {
   Members states;  // after both advances
   EnsembleStatistics statistics;
-  PartialStatistics partial;
+  PartialSums sums, squares;  // a block of members 1 to the end
 };
 
 // The default instance, with Kokkos' global fences around the copies.
@@ -79,7 +80,10 @@ Run run_default(const ModelParameters& p, Layout layout, const Members& start, s
   ensemble.advance(states, steps + 1);  // the work arrays again
   Run run;
   run.statistics = ensemble_statistics(states);
-  run.partial = partial_statistics(states);
+  const auto members = static_cast<std::int64_t>(states.extent(0));
+  const auto tail = Kokkos::subview(states, std::make_pair(std::int64_t{1}, members), Kokkos::ALL);
+  run.sums = partial_sums(View2D<T>(tail), MemberBlock{1, members - 1, members});
+  run.squares = partial_squares(View2D<T>(tail), MemberBlock{1, members - 1, members}, run.statistics.mean);
   run.states = members_of<T>(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), states));
   return run;
 }
@@ -99,7 +103,10 @@ Run run_on(const ExecSpace& exec, const ModelParameters& p, Layout layout, const
   ensemble.advance(exec, states, steps + 1);
   Run run;
   run.statistics = ensemble_statistics(exec, states);  // ordered after the steps on exec
-  run.partial = partial_statistics(exec, states);
+  const auto members = static_cast<std::int64_t>(states.extent(0));
+  const auto tail = Kokkos::subview(states, std::make_pair(std::int64_t{1}, members), Kokkos::ALL);
+  run.sums = partial_sums(exec, View2D<T>(tail), MemberBlock{1, members - 1, members});
+  run.squares = partial_squares(exec, View2D<T>(tail), MemberBlock{1, members - 1, members}, run.statistics.mean);
   run.states = members_of<T>(read_on(exec, states));
   return run;
 }
@@ -115,9 +122,9 @@ void expect_same(const ModelParameters& p, Layout layout, const Members& start, 
   EXPECT_EQ(first_difference(on_instance.states, on_default.states), -1) << label;
   EXPECT_EQ(first_difference(on_instance.statistics.mean, on_default.statistics.mean), -1) << label;
   EXPECT_EQ(first_difference(on_instance.statistics.spread, on_default.statistics.spread), -1) << label;
-  EXPECT_EQ(on_instance.partial.members, static_cast<std::int64_t>(start.size())) << label;
-  EXPECT_EQ(first_difference(on_instance.partial.mean, on_default.partial.mean), -1) << label;
-  EXPECT_EQ(first_difference(on_instance.partial.squares, on_default.partial.squares), -1) << label;
+  EXPECT_EQ(on_instance.sums.sums.size(), sum_nodes(on_instance.sums.block).size() * p.model_size) << label;
+  EXPECT_EQ(first_difference(on_instance.sums.sums, on_default.sums.sums), -1) << label;
+  EXPECT_EQ(first_difference(on_instance.squares.sums, on_default.squares.sums), -1) << label;
   // And the steps were taken: against the float64 host reference.
   Members expected = start;
   double scale = 0;
@@ -205,7 +212,7 @@ TEST(Lorenz05Instance, RefusalsAreTheDefaultOnes) {
   Ensemble<double> ensemble(own.exec(), p, Layout::flat);
   const View2D<double> wrong("wrong", 2, 74), none("none", 0, 75);
   EXPECT_THROW(ensemble.advance(own.exec(), wrong, 1), std::invalid_argument);
-  EXPECT_THROW(partial_statistics(own.exec(), none), std::invalid_argument);
+  EXPECT_THROW(partial_sums(own.exec(), none, MemberBlock{0, 1, 1}), std::invalid_argument);  // no rows for it
 }
 
 }  // namespace

@@ -291,49 +291,5 @@ TEST(Lorenz05Model, BadParametersAreRefused) {
   EXPECT_EQ(Ensemble<double>(p, Layout::automatic).layout(), Layout::flat);
 }
 
-// Blocks of members (1, 3, 2, 1 of 7, as on MPI ranks) merged in order give
-// the mean and sample standard deviation of all of them: against a two-pass
-// float64 host loop, and against ensemble_statistics.
-TEST(Lorenz05Statistics, MergedBlocksGiveTheWholeEnsemblesMeanAndSpread) {
-  ModelParameters p = model_three_defaults();
-  p.model_size = 16;
-  std::vector<std::vector<double>> members;
-  for (unsigned e = 0; e < 7; ++e) members.push_back(noisy_state(p, 100 + e, 0.3));
-  const int n = p.model_size;
-  std::vector<double> mean(n, 0.0), spread(n, 0.0);
-  for (int i = 0; i < n; ++i) {
-    for (const auto& m : members) mean[i] += m[i];
-    mean[i] /= 7;
-    for (const auto& m : members) spread[i] += (m[i] - mean[i]) * (m[i] - mean[i]);
-    spread[i] = std::sqrt(spread[i] / 6);
-  }
-  PartialStatistics merged;
-  std::size_t first = 0;
-  for (std::size_t count : {1, 3, 2, 1}) {
-    const std::vector<std::vector<double>> block(members.begin() + first, members.begin() + first + count);
-    const PartialStatistics partial = partial_statistics(to_device<double>(block));
-    EXPECT_EQ(partial.members, static_cast<std::int64_t>(count));
-    if (count == 1) {
-      for (int i = 0; i < n; ++i) EXPECT_EQ(partial.squares[i], 0.0);
-    }
-    merge_statistics(merged, partial);
-    first += count;
-  }
-  EXPECT_EQ(merged.members, 7);
-  const EnsembleStatistics all = finish_statistics(merged);
-  const EnsembleStatistics whole = ensemble_statistics(to_device<double>(members));
-  for (int i = 0; i < n; ++i) {
-    EXPECT_NEAR(all.mean[i], mean[i], 1e-14 * std::fabs(mean[i]));
-    EXPECT_NEAR(all.spread[i], spread[i], 1e-13 * spread[i]);
-    EXPECT_NEAR(whole.spread[i], spread[i], 1e-13 * spread[i]);
-  }
-  // One member: spread 0, as ensemble_statistics says.
-  const EnsembleStatistics one = finish_statistics(partial_statistics(to_device<double>({members[0]})));
-  for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(one.mean[i], members[0][i]);
-    EXPECT_EQ(one.spread[i], 0.0);
-  }
-}
-
 }  // namespace
 }  // namespace portasolve::lorenz05
