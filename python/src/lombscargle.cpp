@@ -58,7 +58,7 @@ void store_rows(const GridArgument<T>& output, const View2D<T>& power, std::size
 // again on one grid): that call uploads its series only
 // (Periodogram::update), not the grid, and reuses the power array. Taken out
 // of here while a call uses it, so calls from two threads never share one;
-// released before Kokkos is finalized.
+// released before Kokkos is finalized (HoldsDeviceMemory).
 struct ClassicKey {
   double first = 0, last = 0;
   std::size_t count = 0;
@@ -74,18 +74,15 @@ struct ClassicKey {
 constexpr std::size_t most_kept_power_bytes = std::size_t{256} << 20;
 
 template <class T>
-struct KeptClassic {
+struct KeptClassic : HoldsDeviceMemory {
   ClassicKey key;
   std::unique_ptr<ls::Periodogram<T>> periodogram;
+  void release() override { periodogram.reset(); }
 };
 template <class T>
 KeptClassic<T>& kept_classic() {
   static KeptClassic<T> kept;
   return kept;
-}
-void release_kept_classic() {
-  kept_classic<float>().periodogram.reset();
-  kept_classic<double>().periodogram.reset();
 }
 
 // One series at angular frequencies; T is the precision of the sums and the
@@ -131,8 +128,6 @@ void lombscargle_classic(const Array<double>& x, const Array<double>& y, const A
     store_rows(out, periodogram->power(), 0);
   }
   if (uniform && frequencies * sizeof(T) <= most_kept_power_bytes) {
-    static const bool registered = (before_finalize(&release_kept_classic), true);
-    (void)registered;
     kept.key = key;
     kept.periodogram = std::move(periodogram);
   }

@@ -3,7 +3,6 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
-#include <vector>
 
 #include "core/kokkos_session.hpp"
 
@@ -12,7 +11,6 @@ namespace portasolve::python {
 namespace {
 std::unique_ptr<KokkosSession> session;
 bool finalized = false;
-std::vector<void (*)()> releases;
 std::set<HoldsDeviceMemory*>& holders() {
   static std::set<HoldsDeviceMemory*> live;
   return live;
@@ -29,12 +27,8 @@ void ensure_kokkos() {
   session = std::make_unique<KokkosSession>();
 }
 
-void before_finalize(void (*release)()) { releases.push_back(release); }
-
 void finalize_kokkos() {
   if (!session) return;
-  for (void (*release)() : releases) release();
-  releases.clear();
   for (HoldsDeviceMemory* holder : holders()) holder->release();
   session.reset();
   finalized = true;

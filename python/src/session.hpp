@@ -7,15 +7,12 @@ namespace portasolve::python {
 void ensure_kokkos();
 void finalize_kokkos();
 bool kokkos_running();
-// `release` runs before Kokkos is finalized: for state kept between calls
-// (device arrays must go while Kokkos runs). Call with the GIL held.
-void before_finalize(void (*release)());
 
-// A bound object that keeps device memory between calls (an ensemble's
-// states). It is registered while it lives and released before Kokkos is
-// finalized: the interpreter may free it after the atexit finalize (a module
-// global, a frame kept by a traceback), and Views freed after Kokkos is gone
-// abort the process. release() drops its Views; later calls raise, as
+// An object that keeps device memory between calls (an ensemble's states,
+// the last classic periodogram kept for the next call). It is registered
+// while it lives and released before Kokkos is finalized: the interpreter
+// may free it after the atexit finalize (a module global, a frame kept by a
+// traceback), and Views freed after Kokkos is gone abort the process. release() drops its Views; later calls raise, as
 // ensure_kokkos() does once Kokkos is finalized.
 class HoldsDeviceMemory {
  public:
