@@ -55,7 +55,7 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     if (summary.model_width > 0) {
       const ls::ModelFit model = ls::fit_model(batch[s], grid.values[best], options);
       std::copy(model.parameters.begin(), model.parameters.end(), summary.model.begin() + s * summary.model_width);
-      summary.offset[s] = model.offset;  // nterms 1: the sinusoid's below, the same fit
+      if (options.nterms > 1) summary.offset[s] = model.offset;  // nterms 1: the sinusoid's below, the same fit
     }
     if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);

@@ -95,14 +95,12 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   std::vector<double> root(n, 1.0);  // sqrt of the weights: 1 / dy
   if (!series.dy.empty())
     for (std::size_t j = 0; j < n; ++j) root[j] = 1.0 / series.dy[j];
+  double weight_sum = 0;  // also the squared norm of the weighted constant column: every column's scale
+  for (double r : root) weight_sum += r * r;
   ModelFit fit{{}, 0.0, 0.0};
   if (options.center_data) {  // astropy's offset(): sum w y / sum w
-    double w_sum = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      fit.mean += root[j] * root[j] * series.y[j];
-      w_sum += root[j] * root[j];
-    }
-    fit.mean /= w_sum;
+    for (std::size_t j = 0; j < n; ++j) fit.mean += root[j] * root[j] * series.y[j];
+    fit.mean /= weight_sum;
   }
   // The weighted design matrix by columns, and the weighted right side.
   const int bias = options.fit_mean ? 1 : 0;
@@ -126,8 +124,6 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   // weights, e.g. sin(2 pi k f t) with every k f t an integer) is left out:
   // its coefficient 0, the others the least-squares fit on the rest.
   constexpr double dependent_fraction = 1024 * 2.220446049250313e-16;
-  double weight_sum = 0;  // the squared norm of the weighted constant column: every column's scale
-  for (double r : root) weight_sum += r * r;
   std::vector<double> diagonal(p);
   std::vector<std::size_t> pivot_row(p, n);  // n: left out
   std::size_t row = 0;

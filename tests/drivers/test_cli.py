@@ -56,6 +56,13 @@ class Folder(unittest.TestCase):
             f.write(content)
         return path
 
+    def series_input(self, name, t, y, dy):
+        """Writes t, y and dy (series x samples) to the HDF5 file `name`: the config's input line that reads them."""
+        path = os.path.join(self.dir, name)
+        with h5py.File(path, "w") as f:
+            f["t"], f["y"], f["dy"] = t, y, dy
+        return f"input: {{source: hdf5, file: {path}, dy: dy}}\n"
+
     def expect_errors(self, cases, command="run"):
         """Runs `command` on each (config text, exit code, message): that code, the message on stderr, no result
         file; `check` prints nothing on stdout."""
@@ -522,13 +529,9 @@ peaks: {{count: 3}}
         dy = rng.uniform(0.2, 0.5, (series, samples))
         y = (2.0 + rng.uniform(0.3, 1.0, (series, 1)) * np.sin(2 * np.pi * rng.uniform(0.1, 1.5, (series, 1)) * t)
              + dy * rng.standard_normal((series, samples)))
-        data = os.path.join(self.dir, "c.h5")
-        with h5py.File(data, "w") as f:
-            f["t"], f["y"], f["dy"] = t, y, dy
         peak_count = 3
         text = f"""experiment: lombscargle
-input: {{source: hdf5, file: {data}, dy: dy}}
-lombscargle: {{algorithm: direct}}
+{self.series_input("c.h5", t, y, dy)}lombscargle: {{algorithm: direct}}
 frequency: {{grid: uniform, minimum: 0.02, maximum: 2.0, count: 500}}
 peaks: {{count: {peak_count}}}
 pipeline: {{chunk_series: 16}}
@@ -659,12 +662,8 @@ peaks: {{count: 2}}
         y = (5.0 + np.sin(2 * np.pi * f0 * t) + 0.6 * np.cos(4 * np.pi * f0 * t + 0.4)
              + 0.3 * np.sin(6 * np.pi * f0 * t + 1.1) + rng.normal(0, 0.3, t.shape))
         dy = rng.uniform(0.2, 0.6, t.shape)
-        data = os.path.join(self.dir, "series.h5")
-        with h5py.File(data, "w") as f:
-            f["t"], f["y"], f["dy"] = t, y, dy
         text = f"""experiment: lombscargle
-input: {{source: hdf5, file: {data}, dy: dy}}
-frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
+{self.series_input("series.h5", t, y, dy)}frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
 peaks: {{count: 1}}
 pipeline: {{chunk_series: 2}}
 output: {{compression: 3}}
@@ -710,6 +709,7 @@ output: {{compression: 3}}
         # are left out (coefficients 0), as the periodogram leaves them out, and the rest is the least-squares
         # fit on 1 and cos(2 pi f t).
         grid = "frequency: {grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}"
+        data = os.path.join(self.dir, "series.h5")  # the file the config reads, rewritten
         with h5py.File(data, "w") as f:
             f["t"], f["y"] = np.arange(40.0), np.cos(np.pi * np.arange(40.0)) + rng.normal(0, 0.1, 40)
         out, _ = self.run_text(text.replace(", dy: dy", "").replace(grid, "frequency: {grid: list, values: [0.5]}"),
@@ -978,12 +978,8 @@ peaks: {{count: 2}}
         t = np.sort(rng.uniform(0, 40, (3, 120)), axis=1)
         dy = rng.uniform(0.2, 0.5, (3, 120))
         y = 0.4 * np.sin(2 * np.pi * 0.31 * t) + dy * rng.standard_normal((3, 120))
-        data = os.path.join(self.dir, "f.h5")
-        with h5py.File(data, "w") as f:
-            f["t"], f["y"], f["dy"] = t, y, dy
         text = f"""experiment: lombscargle
-input: {{source: hdf5, file: {data}, dy: dy}}
-frequency: {{grid: uniform, minimum: 0.02, maximum: 2.0, count: 3000}}
+{self.series_input("f.h5", t, y, dy)}frequency: {{grid: uniform, minimum: 0.02, maximum: 2.0, count: 3000}}
 peaks: {{count: 3}}
 pipeline: {{chunk_series: 2}}
 """
