@@ -74,10 +74,10 @@ std::vector<std::size_t> bootstrap_draws(const BootstrapOptions& bootstrap, std:
 }
 
 template <class T>
-std::vector<std::vector<double>> bootstrap_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
-                                                  const FrequencyGrid& grid, const Options& options,
-                                                  const BootstrapOptions& bootstrap, std::size_t first,
-                                                  std::size_t total) {
+std::vector<std::vector<double>> bootstrap_resample_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
+                                                           const FrequencyGrid& grid, const Options& options,
+                                                           const BootstrapOptions& bootstrap, std::size_t first,
+                                                           std::size_t total) {
   check_bootstrap(options, bootstrap);
   check_batch(batch, options, first, total == 0 ? first + batch.size() : total);
   std::size_t periodograms_per_launch = bootstrap.periodograms_per_launch;
@@ -105,10 +105,28 @@ std::vector<std::vector<double>> bootstrap_maxima(const ExecSpace& exec, const s
     const PeakTable table = find_peaks(exec, periodogram.power(), 1);
     for (std::size_t k = begin; k < end; ++k) {
       const double best = table.best_power[k - begin];
-      maxima[k / bootstrap.resamples][k % bootstrap.resamples] = std::isfinite(best) ? best : 0.0;
+      maxima[k / bootstrap.resamples][k % bootstrap.resamples] = std::isfinite(best) ? best : -INFINITY;
     }
   }
-  for (auto& row : maxima) std::sort(row.begin(), row.end());
+  return maxima;
+}
+
+void finish_bootstrap_maxima(std::vector<std::vector<double>>& maxima) {
+  for (auto& row : maxima) {
+    for (double& best : row)
+      if (best == -INFINITY) best = 0.0;  // no finite power: counts as 0
+    std::sort(row.begin(), row.end());
+  }
+}
+
+template <class T>
+std::vector<std::vector<double>> bootstrap_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
+                                                  const FrequencyGrid& grid, const Options& options,
+                                                  const BootstrapOptions& bootstrap, std::size_t first,
+                                                  std::size_t total) {
+  std::vector<std::vector<double>> maxima =
+      bootstrap_resample_maxima<T>(exec, batch, grid, options, bootstrap, first, total);
+  finish_bootstrap_maxima(maxima);
   return maxima;
 }
 
@@ -125,6 +143,15 @@ double fap_bootstrap(double power, const std::vector<double>& sorted_maxima) {
   return 1.0 - static_cast<double>(below) / static_cast<double>(sorted_maxima.size());
 }
 
+template std::vector<std::vector<double>> bootstrap_resample_maxima<float>(const ExecSpace&, const std::vector<Series>&,
+                                                                           const FrequencyGrid&, const Options&,
+                                                                           const BootstrapOptions&, std::size_t,
+                                                                           std::size_t);
+template std::vector<std::vector<double>> bootstrap_resample_maxima<double>(const ExecSpace&,
+                                                                            const std::vector<Series>&,
+                                                                            const FrequencyGrid&, const Options&,
+                                                                            const BootstrapOptions&, std::size_t,
+                                                                            std::size_t);
 template std::vector<std::vector<double>> bootstrap_maxima<float>(const ExecSpace&, const std::vector<Series>&,
                                                                   const FrequencyGrid&, const Options&,
                                                                   const BootstrapOptions&, std::size_t, std::size_t);

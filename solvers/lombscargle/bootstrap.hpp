@@ -51,9 +51,33 @@ std::vector<std::vector<double>> bootstrap_maxima(const std::vector<Series>& bat
                                                   const Options& options, const BootstrapOptions& bootstrap,
                                                   std::size_t first = 0, std::size_t total = 0);
 
+// bootstrap_maxima in two steps, for a grid split into ranges
+// (frequency_range; over MPI ranks): the first gives each resample's highest
+// finite power on `grid`, in resample order, -inf where there is none; the
+// maximum over the ranges, resample by resample, is the whole grid's (for an
+// algorithm that gives a range the whole grid's bits, options.algorithm
+// resolved on the whole grid); the second turns the rows into
+// bootstrap_maxima's answer (-inf counted as 0, sorted).
+template <class T>
+std::vector<std::vector<double>> bootstrap_resample_maxima(const ExecSpace& exec, const std::vector<Series>& batch,
+                                                           const FrequencyGrid& grid, const Options& options,
+                                                           const BootstrapOptions& bootstrap, std::size_t first = 0,
+                                                           std::size_t total = 0);
+void finish_bootstrap_maxima(std::vector<std::vector<double>>& maxima);
+
 // astropy's fap_bootstrap: the fraction of `sorted_maxima` >= power.
 double fap_bootstrap(double power, const std::vector<double>& sorted_maxima);
 
+extern template std::vector<std::vector<double>> bootstrap_resample_maxima<float>(const ExecSpace&,
+                                                                                  const std::vector<Series>&,
+                                                                                  const FrequencyGrid&, const Options&,
+                                                                                  const BootstrapOptions&, std::size_t,
+                                                                                  std::size_t);
+extern template std::vector<std::vector<double>> bootstrap_resample_maxima<double>(const ExecSpace&,
+                                                                                   const std::vector<Series>&,
+                                                                                   const FrequencyGrid&, const Options&,
+                                                                                   const BootstrapOptions&, std::size_t,
+                                                                                   std::size_t);
 extern template std::vector<std::vector<double>> bootstrap_maxima<float>(const ExecSpace&, const std::vector<Series>&,
                                                                          const FrequencyGrid&, const Options&,
                                                                          const BootstrapOptions&, std::size_t,

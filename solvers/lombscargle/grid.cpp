@@ -56,6 +56,20 @@ void check_grid(const FrequencyGrid& grid) {
   check_frequency(grid.values.back(), "last value");
 }
 
+FrequencyGrid frequency_range(const FrequencyGrid& grid, std::size_t first, std::size_t count) {
+  if (count == 0 || first > grid.size() || count > grid.size() - first)
+    throw InputError("frequency range " + std::to_string(first) + " + " + std::to_string(count) +
+                     " is not inside a grid of " + std::to_string(grid.size()) + " frequencies");
+  FrequencyGrid range;
+  range.uniform = grid.uniform;
+  range.first = grid.first;
+  range.step = grid.step;
+  range.offset = grid.offset + static_cast<std::int64_t>(first);
+  range.values.assign(grid.values.begin() + static_cast<std::ptrdiff_t>(first),
+                      grid.values.begin() + static_cast<std::ptrdiff_t>(first + count));
+  return range;
+}
+
 FrequencyGrid explicit_grid(std::vector<double> values, bool angular) {
   check_frequencies(values);
   const double scale = angular ? 1.0 / math::two_pi<double>() : 1.0;

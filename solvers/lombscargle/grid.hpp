@@ -2,6 +2,7 @@
 // Frequency grids, always in cycles per unit time internally (angular
 // frequencies are divided by 2 pi on the way in).
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace portasolve::lombscargle {
@@ -13,9 +14,25 @@ struct FrequencyGrid {
   double first = 0;
   double step = 0;
   std::vector<double> values;  // cycles per unit time, one per frequency
+  // A range of a larger grid (frequency_range): values[k] is that grid's
+  // frequency offset + k; for a uniform one first + (offset + k) step, with
+  // first and step the larger grid's. The recurrence seeds its blocks where
+  // the larger grid's are (multiples of recurrence_steps from its first), so
+  // a range's power has the bits of the whole grid's power there. 0: the
+  // grid itself.
+  std::int64_t offset = 0;
 
   std::size_t size() const noexcept { return values.size(); }
 };
+
+// Frequencies [first, first + count) of `grid` (InputError unless inside
+// it, count > 0) as a grid of their own: the values, and for a uniform grid
+// its first and step with offset marking where the range starts. The direct,
+// tiled, multi-term and recurrence algorithms give a range the bits the
+// whole grid gets at those frequencies (each frequency is computed on its
+// own, the recurrence from the whole grid's seeds); the NUFFT does not (its
+// transform's size and points depend on the whole range).
+FrequencyGrid frequency_range(const FrequencyGrid& grid, std::size_t first, std::size_t count);
 
 // InputError unless `values` is non-empty and all positive and finite.
 void check_frequencies(const std::vector<double>& values);

@@ -442,7 +442,7 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
   }
   NufftLayout& layout = plan.layout;
   layout.frequencies = static_cast<std::int64_t>(grid.size());
-  layout.first = grid.first;
+  layout.first = grid.first + static_cast<double>(grid.offset) * grid.step;  // a range's first frequency
   layout.step = grid.step;
   layout.modes = std::min(layout.frequencies, limit / 2);
   layout.segments = (layout.frequencies + layout.modes - 1) / layout.modes;

@@ -271,20 +271,23 @@ void launch(const ExecSpace& exec, Algorithm algorithm, const DeviceData<T>& dat
     }
     default: {
       constexpr int steps = recurrence_steps<T>();
+      // A range of a larger grid: blocks where that grid's are (kernels.hpp).
+      const std::int64_t lead = grid.offset % steps, base = grid.offset - lead;
       if constexpr (std::is_same<MemSpace, HostSpace>::value) {
-        const std::int64_t blocks = (m + steps - 1) / steps;
+        const std::int64_t blocks = (lead + m + steps - 1) / steps;
         Kokkos::parallel_for(
             "lombscargle_recurrence",
             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, series_count * blocks),
-            RecurrenceKernel<T, Weighted, FitMean, steps>{data, step_cos, step_sin, blocks, grid.first, grid.step});
+            RecurrenceKernel<T, Weighted, FitMean, steps>{data, step_cos, step_sin, blocks, grid.first, grid.step, base,
+                                                          lead});
       } else {
         using Kernel = RecurrenceTeamKernel<T, Weighted, FitMean, steps>;
         const std::int64_t per_team = static_cast<std::int64_t>(team) * steps;
-        const std::int64_t teams = (m + per_team - 1) / per_team;
+        const std::int64_t teams = (lead + m + per_team - 1) / per_team;
         Kokkos::parallel_for("lombscargle_recurrence",
                              TeamPolicy(exec, static_cast<int>(series_count * teams), team)
                                  .set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
-                             Kernel{data, step_cos, step_sin, teams, grid.first, grid.step});
+                             Kernel{data, step_cos, step_sin, teams, grid.first, grid.step, base, lead});
       }
       break;
     }

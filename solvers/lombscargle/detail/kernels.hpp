@@ -189,19 +189,26 @@ struct StepTableKernel {
 // T, then two products and a sum per component); the phases themselves carry
 // the rounding of f t in double, as any evaluation does. (float seeds: the
 // reduced turn rounded to float adds at most pi eps_float of phase.)
+//
+// A range of a larger grid (FrequencyGrid::offset): blocks start where the
+// larger grid's do (`base`, the multiple of Steps at or below the offset),
+// the first and last only partly inside the range; `lead` = offset - base
+// columns of the first block are not written. Offset 0: base and lead 0.
 template <class T, bool Weighted, bool FitMean, int Steps>
 struct RecurrenceKernel {
   DeviceData<T> data;
   Kokkos::View<const T*[Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
   std::int64_t blocks_per_series;
-  double first;  // grid's first frequency, cycles
-  double step;   // grid step, cycles
+  double first;       // grid's first frequency, cycles
+  double step;        // grid step, cycles
+  std::int64_t base;  // the larger grid's index of block 0's first frequency
+  std::int64_t lead;  // the range's offset less base (< Steps)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
     const std::int64_t series = index / blocks_per_series;
-    const std::int64_t k0 = (index % blocks_per_series) * Steps;
+    const std::int64_t k0 = (index % blocks_per_series) * Steps - lead;  // column of the block's first frequency
     const std::int64_t frequencies = static_cast<std::int64_t>(data.frequency.extent(0));
-    const double first_here = first + static_cast<double>(k0) * step;
+    const double first_here = first + static_cast<double>(base + lead + k0) * step;
     SumsBlock<T, Weighted, FitMean, Steps> block;
     for (std::int64_t j = data.offsets(series); j < data.offsets(series + 1); ++j) {
       T seed_cos, seed_sin;
@@ -210,7 +217,8 @@ struct RecurrenceKernel {
     }
     PORTASOLVE_UNROLL
     for (int r = 0; r < Steps; ++r)
-      if (k0 + r < frequencies) data.power(series, k0 + r) = finish(block.at(r), data.constants(series), data.kind);
+      if (k0 + r >= 0 && k0 + r < frequencies)
+        data.power(series, k0 + r) = finish(block.at(r), data.constants(series), data.kind);
   }
 };
 
@@ -229,6 +237,7 @@ struct RecurrenceTeamKernel {
   Kokkos::View<const T*[Steps], Kokkos::LayoutRight, MemSpace> step_cos, step_sin;
   std::int64_t teams_per_series;
   double first, step;
+  std::int64_t base, lead;  // as RecurrenceKernel's
 
   static std::size_t scratch_bytes() {
     return ScratchDouble::shmem_size(tile) + 2 * ScratchT::shmem_size(tile) + 2 * ScratchTable::shmem_size(tile);
@@ -239,9 +248,10 @@ struct RecurrenceTeamKernel {
     ScratchT w(team.team_scratch(0), tile), wy(team.team_scratch(0), tile);
     ScratchTable table_cos(team.team_scratch(0), tile), table_sin(team.team_scratch(0), tile);
     const std::int64_t series = team.league_rank() / teams_per_series;
-    const std::int64_t k0 = ((team.league_rank() % teams_per_series) * team.team_size() + team.team_rank()) * Steps;
+    const std::int64_t k0 =
+        ((team.league_rank() % teams_per_series) * team.team_size() + team.team_rank()) * Steps - lead;
     const std::int64_t frequencies = static_cast<std::int64_t>(data.frequency.extent(0));
-    const double first_here = first + static_cast<double>(k0) * step;
+    const double first_here = first + static_cast<double>(base + lead + k0) * step;
     SumsBlock<T, Weighted, FitMean, Steps> block;
     const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
     for (std::int64_t base = begin; base < end; base += tile) {
@@ -268,7 +278,8 @@ struct RecurrenceTeamKernel {
     }
     PORTASOLVE_UNROLL
     for (int r = 0; r < Steps; ++r)
-      if (k0 + r < frequencies) data.power(series, k0 + r) = finish(block.at(r), data.constants(series), data.kind);
+      if (k0 + r >= 0 && k0 + r < frequencies)
+        data.power(series, k0 + r) = finish(block.at(r), data.constants(series), data.kind);
   }
 };
 
