@@ -4,9 +4,29 @@
 // (unless output.power: none), peaks and their false-alarm probabilities, and
 // a per-series summary (the best frequency and the model fitted there).
 // Over MPI ranks every rank reads the whole input and builds the grid from it
-// (as one process does), computes the periodograms, peaks and summaries of a
-// contiguous block of the series, and the results come back together in
-// series order: each series' numbers are those of a single-process run.
+// (as one process does) and shares each chunk's work one of two ways (one
+// rule for the run, /output's attribute rank_split and the ranks line say
+// which):
+// - "series" (the chunks hold at least as many series as there are ranks, or
+//   the NUFFT runs): every rank computes the periodograms, peaks and
+//   summaries of a contiguous block of the series, and the results come back
+//   together in series order;
+// - "frequency" (fewer series than ranks, one chunk, any algorithm but the
+//   NUFFT): every rank computes the chunk's series on a contiguous range of
+//   the grid (block_span: uneven splits, and ranks without frequencies when
+//   there are fewer frequencies than ranks); the ranges' power comes back
+//   together into whole rows on every rank, where the peaks, FAPs, summaries
+//   and writing run as in one process. Bootstrap FAPs: every rank computes
+//   the resampled periodograms on its range, each resample's maximum taken
+//   over the ranks. The direct, tiled and multi-term algorithms compute each
+//   frequency on its own, and the recurrence a range from the whole grid's
+//   seeds (FrequencyGrid::offset), so a frequency's power has the same bits
+//   whichever rank computes it. The NUFFT's does not: its transform's size
+//   and points depend on the whole grid, so a range's power differs in the
+//   last bits, and matching them would take every rank the whole transform;
+//   it keeps the series split (ranks without series idle).
+// Either way each series' numbers are those of a single-process run, bit for
+// bit.
 // The config's keys, checks and chunk plan are in lombscargle_config.hpp,
 // the per-series results and their datasets in lombscargle_results.hpp; this
 // file is the streaming pipeline itself.
@@ -51,15 +71,22 @@ std::vector<double> flatten(const Matrix& host) {
   return values;
 }
 
-// Largest error of `power` (rows of `batch`) against the float64 direct
-// algorithm: {absolute, relative to each series' peak}.
-std::pair<double, double> validate(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
-                                   const ls::Options& options, const std::vector<double>& power) {
-  ls::Periodogram<double> reference(batch, grid, options);
+// Per series of `batch`, the largest error of `power` (rows of `batch` on
+// `grid`) against the float64 direct algorithm, and the reference's peak
+// (largest |power|): maxima, so a grid split into ranges gives the whole
+// grid's by max_over_ranks.
+struct SeriesErrors {
+  std::vector<double> worst, peak;
+};
+SeriesErrors series_errors(const std::vector<ls::Series>& batch, const ls::FrequencyGrid& grid,
+                           const ls::Options& options, const std::vector<double>& power) {
+  ls::Options direct = options;
+  direct.algorithm = ls::Algorithm::direct;  // what it computes: no other algorithm's setup
+  ls::Periodogram<double> reference(batch, grid, direct);
   reference.compute(ls::Algorithm::direct);
   const auto ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference.power());
   const std::size_t m = grid.size();
-  double max_abs = 0, max_rel = 0;
+  SeriesErrors errors{std::vector<double>(batch.size(), 0.0), std::vector<double>(batch.size(), 0.0)};
   for (std::size_t s = 0; s < batch.size(); ++s) {
     double peak = 0, worst = 0;
     for (std::size_t k = 0; k < m; ++k) {
@@ -67,8 +94,18 @@ std::pair<double, double> validate(const std::vector<ls::Series>& batch, const l
       const double error = std::fabs(power[s * m + k] - ref(s, k));
       worst = std::isnan(error) ? INFINITY : std::max(worst, error);
     }
-    max_abs = std::max(max_abs, worst);
-    max_rel = std::max(max_rel, worst / peak);
+    errors.worst[s] = worst;
+    errors.peak[s] = peak;
+  }
+  return errors;
+}
+
+// The largest error: {absolute, relative to each series' peak}.
+std::pair<double, double> largest_error(const SeriesErrors& errors) {
+  double max_abs = 0, max_rel = 0;
+  for (std::size_t s = 0; s < errors.worst.size(); ++s) {
+    max_abs = std::max(max_abs, errors.worst[s]);
+    max_rel = std::max(max_rel, errors.worst[s] / errors.peak[s]);
   }
   return {max_abs, max_rel};
 }
@@ -165,13 +202,44 @@ void run_typed(RunContext& context) {
   const ChunkPlan plan = plan_chunks(config, catalogue.size(), longest, static_cast<double>(m), ranks.size, true);
   const std::int64_t chunks = plan.chunks(catalogue.size());
 
+  // How the ranks share a chunk (the file's comment): by frequency where the
+  // chunk holds fewer series than there are ranks (plan_chunks gives every
+  // rank a series otherwise: then the catalogue is one chunk) and the
+  // algorithm, resolved on the whole grid, is not the NUFFT. A bad
+  // algorithm request keeps the series split, to be reported by the
+  // periodogram as one process reports it.
+  bool by_frequency = false;
+  ls::Options range_options = options;  // the algorithm fixed: a range would resolve `auto` by its own size
+  const bool fewer_series = ranks.size > 1 && std::min(plan.series, catalogue.size()) < ranks.size;
+  if (fewer_series) try {
+      range_options.algorithm = ls::resolve_algorithm(options.algorithm, grid, options.nterms);
+      by_frequency = range_options.algorithm != ls::Algorithm::nufft;
+    } catch (const std::exception&) {
+    }
+  // This rank's range of the grid (the whole of it under the series split).
+  const ItemBlock columns =
+      by_frequency ? my_block(ranks, static_cast<std::int64_t>(m)) : ItemBlock{0, static_cast<std::int64_t>(m)};
+  const ls::FrequencyGrid range =
+      by_frequency && columns.count > 0
+          ? ls::frequency_range(grid, static_cast<std::size_t>(columns.first), static_cast<std::size_t>(columns.count))
+          : grid;
+  // This rank's block of a chunk's series (all of them under the frequency split).
+  const auto series_block = [&ranks, by_frequency](std::int64_t count) {
+    return by_frequency ? ItemBlock{0, count} : my_block(ranks, count);
+  };
+  // The gathers of per-series results: over the ranks under the series
+  // split; none under the frequency split (every rank holds every row).
+  const Ranks one_rank{};
+  const Ranks& gather_over = by_frequency ? one_rank : ranks;
+
   const bool copy_input = config.string("output.input") == "copy";
   const bool writes = ranks.rank == 0;
   // One chunk's input: this rank's block (rank 0 copying the input: the whole chunk).
-  const auto read_chunk = [&catalogue, &ranks, &options, copy_input, writes, &plan, series_count](std::int64_t first) {
+  const auto read_chunk = [&catalogue, &series_block, &options, copy_input, writes, &plan,
+                           series_count](std::int64_t first) {
     ChunkInput chunk;
     chunk.global = {first, std::min(plan.series, catalogue.size() - first)};
-    const ItemBlock block = my_block(ranks, chunk.global.count);
+    const ItemBlock block = series_block(chunk.global.count);
     const bool whole = copy_input && writes;
     chunk.series = whole ? catalogue.read(first, chunk.global.count) : catalogue.read(first + block.first, block.count);
     chunk.in_part = whole && block.count != chunk.global.count;
@@ -248,15 +316,17 @@ void run_typed(RunContext& context) {
     const std::vector<ls::Series>& mine = chunk.mine();
     lap(phases.read_wait);
     const ItemBlock global = chunk.global;
-    const ItemBlock block = my_block(ranks, global.count);
+    const ItemBlock block = series_block(global.count);
     throw_first_bad_series(ranks, chunk.failure);
     std::vector<double> my_power;
     ls::PeakTable table;  // empty for a rank without series in this chunk
     table.count = peak_count;
     std::unique_ptr<ls::Periodogram<T>> made;
-    if (!mine.empty()) {
+    const bool computes = !mine.empty() && columns.count > 0;  // a rank may have no series, or no frequencies
+    if (computes) {
       try {
-        made = std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
+        made = by_frequency ? std::make_unique<ls::Periodogram<T>>(mine, range, range_options, ls::checked_batch)
+                            : std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
       } catch (const OptionError& error) {
         throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
                                "floating_mean with form: classic; the generalized form's is fit_mean");
@@ -286,24 +356,67 @@ void run_typed(RunContext& context) {
         if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
       }
       lap(phases.solve);
-      table = ls::find_peaks(periodogram.power(), peak_count);
-      // The power comes to the host only to be written or checked.
-      if (write_power || validating)
+      if (!by_frequency) table = ls::find_peaks(periodogram.power(), peak_count);
+      // The power comes to the host only to be written or checked (the
+      // frequency split: always, to be gathered).
+      if (write_power || validating || by_frequency)
         my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
       lap(phases.peaks);
+    }
+    // The frequency split: every rank's range put together into whole rows,
+    // whose peaks are found as one process finds them (the same search on
+    // the same values: T to double and back is exact).
+    std::vector<double> range_power;  // this rank's range, for the validation
+    if (by_frequency) {
+      range_power = std::move(my_power);
+      std::vector<double> whole = gather_columns(ranks, global.count, static_cast<std::int64_t>(m), range_power);
+      View2D<T> rows_power(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_power_gathered")),
+                           static_cast<std::size_t>(global.count), m);
+      const auto host_rows = Kokkos::create_mirror_view(rows_power);
+      for (std::size_t s = 0; s < host_rows.extent(0); ++s)
+        for (std::size_t k = 0; k < m; ++k) host_rows(s, k) = static_cast<T>(whole[s * m + k]);
+      Kokkos::deep_copy(rows_power, host_rows);
+      table = ls::find_peaks(rows_power, peak_count);
+      if (write_power) my_power = std::move(whole);
+      lap(phases.host);
     }
     ChunkFap fap;
     fap.defined = fap_defined;
     fap.method = fap_method;
-    if (fap_defined && fap.bootstrap() && !mine.empty()) {  // device work: here, not beside the next chunk
-      made.reset();                                         // its memory
+    if (fap_defined && fap.bootstrap() && by_frequency) {
+      // Each resample's maximum over the ranks' ranges: the whole grid's.
+      made.reset();
+      std::vector<std::vector<double>> maxima =
+          computes ? ls::bootstrap_resample_maxima<T>(ExecSpace(), mine, range, range_options, bootstrap, global.first,
+                                                      series_count)
+                   : std::vector<std::vector<double>>(mine.size(), std::vector<double>(bootstrap.resamples, -INFINITY));
+      std::vector<double> flat;
+      for (const auto& row : maxima) flat.insert(flat.end(), row.begin(), row.end());
+      max_over_ranks(ranks, flat);
+      for (std::size_t s = 0; s < maxima.size(); ++s)
+        std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(s * bootstrap.resamples), bootstrap.resamples,
+                    maxima[s].begin());
+      ls::finish_bootstrap_maxima(maxima);
+      fap.maxima = std::move(maxima);
+      lap(phases.bootstrap);
+    } else if (fap_defined && fap.bootstrap() && !mine.empty()) {  // device work: here, not beside the next chunk
+      made.reset();                                                // its memory
       fap.maxima = ls::bootstrap_maxima<T>(mine, grid, options, bootstrap, global.first + block.first, series_count);
       lap(phases.bootstrap);
     }
     if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
 
-    if (validating && !mine.empty()) {
-      const auto [chunk_abs, chunk_rel] = validate(mine, grid, options, my_power);
+    if (validating && by_frequency) {  // per series over the ranks' ranges, then as one process
+      SeriesErrors errors =
+          computes ? series_errors(mine, range, options, range_power)
+                   : SeriesErrors{std::vector<double>(mine.size(), 0.0), std::vector<double>(mine.size(), 0.0)};
+      max_over_ranks(ranks, errors.worst);
+      max_over_ranks(ranks, errors.peak);
+      const auto [chunk_abs, chunk_rel] = largest_error(errors);
+      max_abs = std::max(max_abs, chunk_abs);
+      max_rel = std::max(max_rel, chunk_rel);
+    } else if (validating && !mine.empty()) {
+      const auto [chunk_abs, chunk_rel] = largest_error(series_errors(mine, grid, options, my_power));
       max_abs = std::max(max_abs, chunk_abs);
       max_rel = std::max(max_rel, chunk_rel);
     }
@@ -319,13 +432,13 @@ void run_typed(RunContext& context) {
       const Peaks mine_peaks = peaks_of(series, table, frequency, fap);
       // Every rank's rows of this chunk in series order.
       const auto chunk_series = global.count, per_series = static_cast<std::int64_t>(peak_count);
-      const Peaks peaks{gather_rows(ranks, chunk_series, per_series, mine_peaks.frequency),
-                        gather_rows(ranks, chunk_series, per_series, mine_peaks.power),
-                        gather_rows(ranks, chunk_series, per_series, mine_peaks.fap)};
+      const Peaks peaks{gather_rows(gather_over, chunk_series, per_series, mine_peaks.frequency),
+                        gather_rows(gather_over, chunk_series, per_series, mine_peaks.power),
+                        gather_rows(gather_over, chunk_series, per_series, mine_peaks.fap)};
       const std::vector<double> power =
-          write_power ? gather_rows(ranks, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
+          write_power ? gather_rows(gather_over, chunk_series, static_cast<std::int64_t>(m), my_power) : my_power;
       const Summary chunk_summary =
-          gather_summary(ranks, chunk_series, summarize(series, grid, frequency, table, options, fap));
+          gather_summary(gather_over, chunk_series, summarize(series, grid, frequency, table, options, fap));
       phases.host += watch.seconds();
       watch.reset();
       if (c == 0) {
@@ -400,7 +513,10 @@ void run_typed(RunContext& context) {
     output.set_attribute("normalization", normalization);
   }
   output.set_attribute("algorithm", ls::name_of(algorithm));
-  if (ranks.size > 1) output.set_attribute("ranks", static_cast<std::int64_t>(ranks.size));
+  if (ranks.size > 1) {
+    output.set_attribute("ranks", static_cast<std::int64_t>(ranks.size));
+    output.set_attribute("rank_split", by_frequency ? "frequency" : "series");
+  }
   if (algorithm == ls::Algorithm::nufft) output.set_attribute("nufft_tolerance", ls::nufft_tolerance<T>(options));
   if (peak_count > 0)
     output.set_attribute("description",
@@ -426,9 +542,15 @@ void run_typed(RunContext& context) {
                   bytes(plan.need) / mebibyte, pipeline_s, static_cast<double>(series_count) / pipeline_s);
     context.out << line << "where the time went: " << phases.text() << '\n';
   }
-  if (ranks.size > 1)
-    context.out << "ranks: " << ranks.size << ", " << plan.series / ranks.size << " to "
-                << (plan.series + ranks.size - 1) / ranks.size << " series each per chunk (time: rank 0's)\n";
+  if (ranks.size > 1 && by_frequency)
+    context.out << "ranks: " << ranks.size << ", split by frequency: " << m / ranks.size << " to "
+                << (m + ranks.size - 1) / ranks.size << " of the " << m << " frequencies each, for all " << series_count
+                << " series (time: rank 0's)\n";
+  else if (ranks.size > 1)
+    context.out << "ranks: " << ranks.size << ", split by series: " << plan.series / ranks.size << " to "
+                << (plan.series + ranks.size - 1) / ranks.size << " series each per chunk"
+                << (fewer_series ? " (the NUFFT is not split by frequency: its bits depend on the whole grid)" : "")
+                << " (time: rank 0's)\n";
   if (baseline != "none") {
     context.out << "baseline " << baseline << ": " << baseline_times.median() << " s, speedup "
                 << baseline_times.median() / solve.median() << "x\n";
@@ -466,10 +588,15 @@ void run_lombscargle(RunContext& context) {
   with_precision(context.config, [&](auto zero) { run_typed<decltype(zero)>(context); });
 }
 
+namespace {
+// Any rank count runs: fewer series than ranks split by frequency, or (the
+// NUFFT) by series with ranks idle (the file's comment).
+void accept_any_ranks(const config::Config&, int) {}
+}  // namespace
+
 Experiment lombscargle_experiment() {
   const char* summary = "Lomb-Scargle periodograms (SciPy classic, astropy generalized), peaks and FAP";
-  return {"lombscargle",          summary, add_lombscargle_schema, run_lombscargle, preflight_lombscargle,
-          check_lombscargle_ranks};
+  return {"lombscargle", summary, add_lombscargle_schema, run_lombscargle, preflight_lombscargle, accept_any_ranks};
 }
 
 }  // namespace portasolve::drivers

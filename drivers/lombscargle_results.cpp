@@ -176,8 +176,10 @@ void ResultRows::create(const SeriesCatalogue& catalogue, const std::vector<ls::
     if (ragged) input.create_dataset<std::int64_t>("count", {series_count});
     input.create_dataset<double>("t", dims);
     input.create_dataset<double>("y", dims);
-    if (!first.front().dy.empty()) input.create_dataset<double>("dy", dims);
-    if (!first.front().weights.empty()) input.create_dataset<double>("weights", dims);
+    // `first` is empty on a rank without series (the NUFFT's series split with
+    // fewer series than ranks): not rank 0, whose file alone is kept.
+    if (!first.empty() && !first.front().dy.empty()) input.create_dataset<double>("dy", dims);
+    if (!first.empty() && !first.front().weights.empty()) input.create_dataset<double>("weights", dims);
   }
   if (write_power) {
     const h5::Dims dims = series_count == 1 ? h5::Dims{m} : h5::Dims{series_count, m};

@@ -1,8 +1,10 @@
 #pragma once
-// Experiments whose items (series, members) split into contiguous blocks over
-// MPI ranks: rank r owns block_span(items, ranks, r); results come back
-// together in item order on every rank, so each rank runs the same writing
-// code (rank 0's file is the real one).
+// Experiments whose items (series, members; or a table's columns, such as
+// lombscargle's frequencies) split into contiguous blocks over MPI ranks:
+// rank r owns block_span(items, ranks, r); results come back together in
+// item order on every rank, so each rank runs the same writing code (rank
+// 0's file is the real one).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +61,56 @@ inline std::vector<double> gather_rows(const Ranks& ranks, std::int64_t items, s
 #endif
   (void)ranks, (void)items, (void)row_length;
   return mine;
+}
+
+// Every rank's block of the columns of a rows x `columns` table (rank r's:
+// columns block_span(columns, ranks, r), held row-major as rows x its
+// count) put together: the whole table, row-major, on every rank; `mine`
+// itself on one rank. The lombscargle driver's frequency split: a rank's
+// range of the grid for every series of the chunk.
+inline std::vector<double> gather_columns(const Ranks& ranks, std::int64_t rows, std::int64_t columns,
+                                          const std::vector<double>& mine) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    std::vector<int> counts(static_cast<std::size_t>(ranks.size)), displacements(counts.size());
+    std::vector<distributed::Span> spans(counts.size());
+    for (int r = 0; r < ranks.size; ++r) {
+      spans[r] = distributed::block_span(columns, ranks.size, r);
+      const std::int64_t count = spans[r].count * rows, first = spans[r].first * rows;
+      if (first + count > INT_MAX)
+        throw SolverError("a result of " + std::to_string(rows * columns) +
+                          " values is too large to gather over MPI ranks (at most 2^31 - 1)");
+      counts[r] = static_cast<int>(count);
+      displacements[r] = static_cast<int>(first);
+    }
+    // The blocks one after another in rank order, then each block's rows
+    // put in their place.
+    std::vector<double> blocks(static_cast<std::size_t>(rows * columns)), all(blocks.size());
+    MPI_Allgatherv(mine.data(), counts[ranks.rank], MPI_DOUBLE, blocks.data(), counts.data(), displacements.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < ranks.size; ++r)
+      for (std::int64_t row = 0; row < rows; ++row)
+        std::copy_n(blocks.begin() + displacements[r] + row * spans[r].count, spans[r].count,
+                    all.begin() + row * columns + spans[r].first);
+    return all;
+  }
+#endif
+  (void)ranks, (void)rows, (void)columns;
+  return mine;
+}
+
+// The largest of every rank's `values` (as many on each), element by
+// element, on every rank (max is exact: any order gives the same bits).
+inline void max_over_ranks(const Ranks& ranks, std::vector<double>& values) {
+#if PORTASOLVE_HAVE_MPI
+  if (ranks.size > 1) {
+    if (values.size() > INT_MAX)
+      throw SolverError("a result of " + std::to_string(values.size()) +
+                        " values is too large to reduce over MPI ranks (at most 2^31 - 1)");
+    MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+#endif
+  (void)ranks, (void)values;
 }
 
 // A failure that one rank met at item `index` (of the items all ranks work

@@ -2,8 +2,9 @@
 ensembles split by members give the single-process results bit for bit
 (Lorenz: the states, and the mean and spread, summed in one tree of the
 members' indices however they are split), ranks owning a single series or
-member included; more ranks than series or members is a config error said
-once.
+member included; more ranks than members is a config error said once (more
+ranks than series: lombscargle splits by frequency, test_cli_ranks_frequency.py;
+the NUFFT keeps the series split with ranks idle, tested here).
 
 Run by ctest (distributed.cli_more) with PORTASOLVE_BIN, MPIEXEC and
 PORTASOLVE_SOURCE set."""
@@ -80,6 +81,9 @@ def test_lombscargle_series_split_over_ranks_give_the_single_process_bits(tmp_pa
     if case == "nufft":  # FAPs defined (generalized, standard) and finite
         assert np.isfinite(got["output/summary/fap"]).all()
     assert attrs.get("ranks", 1) == ranks
+    assert attrs.get("rank_split", "series") == "series"  # 5 series: at least one a rank
+    if ranks > 1:
+        assert f"ranks: {ranks}, split by series" in done.stdout
     if case == "recurrence":
         with h5py.File(path, "r") as f:
             assert f["validation"].attrs["max_rel_err"] < 1e-10
@@ -145,8 +149,9 @@ def test_lorenz05_statistics_of_37_members_over_ranks_are_the_single_process_bit
 
 def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
     # Three series of an HDF5 file (shared times), peaks and summary only: 3
-    # ranks of one series each give the single-process numbers; 4 ranks are
-    # refused, naming the dataset that sets the count.
+    # ranks of one series each give the single-process numbers; so do 4 ranks
+    # (fewer series than ranks: the automatic grid's NUFFT keeps the series
+    # split, a rank idle).
     rng = np.random.default_rng(7)
     t = np.sort(rng.uniform(0, 20, 80))
     y = np.sin(2 * np.pi * np.array([[0.3], [0.7], [1.1]]) * t) + 0.3 * rng.standard_normal((3, 80))
@@ -167,8 +172,13 @@ def test_lombscargle_hdf5_batch_without_power_over_ranks(tmp_path):
     for key in [k for k in want if k.startswith(("output/", "input/"))]:
         assert np.array_equal(got[key], want[key], equal_nan=True), key
     assert np.all(np.isfinite(got["output/summary/fap"])), got["output/summary/fap"]
-    refused = portasolve(run_args("lombscargle_lightcurve.yaml", out / "four.h5", *settings), 4)
-    assert_config_error_said_once(refused, "3 series cannot be split over 4 ranks", "input.y")
+    done = portasolve(run_args("lombscargle_lightcurve.yaml", out / "four.h5", *settings), 4)
+    check_one_writer(done, out)
+    four, four_attrs = datasets(out / "four.h5")
+    assert four_attrs["ranks"] == 4 and four_attrs["rank_split"] == "series" and four_attrs["algorithm"] == "nufft"
+    assert "the NUFFT is not split by frequency" in done.stdout
+    for key in [k for k in want if k.startswith(("output/", "input/"))]:
+        assert np.array_equal(four[key], want[key], equal_nan=True), key
 
 
 def test_a_bad_series_is_named_by_its_batch_index_once_and_no_file_is_left(tmp_path):
@@ -196,10 +206,7 @@ def test_a_bad_series_is_named_by_its_batch_index_once_and_no_file_is_left(tmp_p
 
 @pytest.mark.parametrize("config, settings, ranks, message, keys", [
     ("lorenz96.yaml", ["ensemble.members=3"], 4, "3 members cannot be split over 4 ranks", ["ensemble.members"]),
-    ("lombscargle_lightcurve.yaml", ["input.series=3"], 4, "3 series cannot be split over 4 ranks", ["input.series"]),
-    # one series is not split by frequency
-    ("lombscargle_lightcurve.yaml", [], 2, "one series cannot be split over 2 ranks", []),
-], ids=["more_ranks_than_members", "more_ranks_than_series", "one_series"])
+], ids=["more_ranks_than_members"])
 def test_too_little_to_split_over_the_ranks_is_a_config_error_said_once(tmp_path, config, settings, ranks, message,
                                                                        keys):
     done = portasolve(run_args(config, tmp_path / "out.h5", *settings), ranks)
