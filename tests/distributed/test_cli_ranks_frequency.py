@@ -143,3 +143,12 @@ def test_the_nufft_keeps_the_series_split_with_ranks_idle(tmp_path, single, prec
     done, got = run_over_ranks(tmp_path, 3, "nufft", precision)
     check_same_file(got, single("nufft", precision), 3, "series")
     assert "split by series" in done.stdout and "the NUFFT is not split by frequency" in done.stdout
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_peaks_and_summary_without_the_power_array_or_the_input_copy(tmp_path, single, ranks):
+    # The ranges are gathered for the peaks even where no power is written.
+    more = ("output.power=none", "output.input=none", "validation.reference=none")
+    _, got = run_over_ranks(tmp_path, ranks, "recurrence", "float", *more)
+    check_same_file(got, single("recurrence", "float", *more), ranks, "frequency")
+    assert "output/power" not in got[0] and "output/peak_power" in got[0]
