@@ -297,6 +297,23 @@ void Group::create_dataset(const std::string& name, const Dims& dims, const Stor
 }
 
 template <class T>
+void Group::create_unwritten_dataset(const std::string& name, const Dims& dims) {
+  const Handle space = simple_space(dims);
+  Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  // Allocated at creation, so the dataset has its place in the file before
+  // the ranks open it with MPI-IO; never filled, so rank 0 writes no bytes of
+  // it.
+  if (!create.valid() || H5Pset_layout(create.get(), H5D_CONTIGUOUS) < 0 ||
+      H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY) < 0 ||
+      H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER) < 0)
+    throw IoError("cannot create HDF5 dataset " + where(name) + ": creation properties refused");
+  Handle dataset(
+      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+      H5Dclose);
+  if (!dataset.valid()) throw IoError("cannot create HDF5 dataset " + where(name));
+}
+
+template <class T>
 void Group::write_rows(const std::string& name, hsize_t first_row, hsize_t rows, const T* data) {
   if (rows == 0) return;
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -654,6 +671,11 @@ PORTASOLVE_H5_INSTANTIATE(std::int64_t)
 #undef PORTASOLVE_H5_INSTANTIATE
 template void Group::write_dataset(const std::string&, const float*, const Dims&, const Storage&);
 template void Group::write_dataset(const std::string&, const double*, const Dims&, const Storage&);
+template void Group::create_unwritten_dataset<float>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<double>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::uint8_t>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::uint16_t>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::int32_t>(const std::string&, const Dims&);
 template void Group::create_dataset<float>(const std::string&, const Dims&, const Storage&);
 template void Group::create_dataset<double>(const std::string&, const Dims&, const Storage&);
 template void Group::create_dataset<std::int64_t>(const std::string&, const Dims&, const Storage&);
