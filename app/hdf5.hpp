@@ -11,6 +11,18 @@
 
 namespace portasolve::h5 {
 
+// Held by every function of this layer while it calls HDF5: one process-wide
+// (recursive) lock, so threads may use the layer at once (the Lomb-Scargle
+// pipeline reads its next chunk while the last one is written) also where the
+// library itself is not thread-safe, as Debian's parallel HDF5 is not.
+class LibraryLock {
+ public:
+  LibraryLock();
+  ~LibraryLock();
+  LibraryLock(const LibraryLock&) = delete;
+  LibraryLock& operator=(const LibraryLock&) = delete;
+};
+
 // Owns one hid_t and closes it with the matching H5*close.
 class Handle {
  public:

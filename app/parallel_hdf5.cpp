@@ -35,6 +35,7 @@ Handle selected_space(hid_t dataset, const BlockPart& part, const std::string& w
 }  // namespace
 
 void write_blocks_collectively(MPI_Comm comm, const std::string& filename, const std::vector<BlockPart>& parts) {
+  const LibraryLock lock;
   silence_library_errors();
   Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   if (!access.valid() || H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL) < 0 ||
