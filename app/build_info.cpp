@@ -11,6 +11,9 @@ std::string hdf5_version_string() {
   if (H5get_libversion(&major, &minor, &release) < 0) return "unknown";
   std::ostringstream out;
   out << major << '.' << minor << '.' << release;
+#if PORTASOLVE_HAVE_PARALLEL_HDF5
+  out << " (parallel: MPI ranks write result files collectively)";
+#endif
   return out.str();
 }
 

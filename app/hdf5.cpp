@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -15,6 +16,16 @@
 #include "core/errors.hpp"
 
 namespace portasolve::h5 {
+
+namespace {
+std::recursive_mutex& library_mutex() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+}  // namespace
+
+LibraryLock::LibraryLock() { library_mutex().lock(); }
+LibraryLock::~LibraryLock() { library_mutex().unlock(); }
 
 Handle& Handle::operator=(Handle&& other) noexcept {
   if (this != &other) {
@@ -26,14 +37,19 @@ Handle& Handle::operator=(Handle&& other) noexcept {
 }
 
 void Handle::reset() {
+  const LibraryLock lock;
   if (id_ >= 0 && closer_) closer_(id_);
   id_ = H5I_INVALID_HID;
 }
 
-void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_library_errors() {
+  const LibraryLock lock;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 template <class T>
 hid_t native_type() {
+  const LibraryLock lock;
   if constexpr (std::is_same_v<T, float>)
     return H5T_NATIVE_FLOAT;
   else if constexpr (std::is_same_v<T, double>)
@@ -84,18 +100,23 @@ std::string Group::where(const std::string& name) const {
 }
 
 Group Group::create_group(const std::string& name) {
+  const LibraryLock lock;
   Handle group(H5Gcreate2(handle_.get(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw IoError("cannot create HDF5 group " + where(name));
   return Group(std::move(group), file_, join_path(path_, name));
 }
 
 Group Group::open_group(const std::string& name) const {
+  const LibraryLock lock;
   Handle group(H5Gopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw IoError("no HDF5 group " + where(name));
   return Group(std::move(group), file_, join_path(path_, name));
 }
 
-bool Group::has(const std::string& name) const { return H5Lexists(handle_.get(), name.c_str(), H5P_DEFAULT) > 0; }
+bool Group::has(const std::string& name) const {
+  const LibraryLock lock;
+  return H5Lexists(handle_.get(), name.c_str(), H5P_DEFAULT) > 0;
+}
 
 Handle Group::object_for_attributes(const std::string& dataset) const {
   if (dataset.empty()) {
@@ -127,6 +148,7 @@ Handle open_attribute(hid_t object, const std::string& name, const std::string& 
 }  // namespace
 
 void Group::set_attribute(const std::string& name, const std::string& value, const std::string& dataset) {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle type = string_type();
   const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
@@ -135,28 +157,33 @@ void Group::set_attribute(const std::string& name, const std::string& value, con
 }
 
 void Group::set_attribute(const std::string& name, const char* value, const std::string& dataset) {
+  const LibraryLock lock;
   set_attribute(name, std::string(value), dataset);
 }
 
 void Group::set_attribute(const std::string& name, std::int64_t value, const std::string& dataset) {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
   write_attribute(object.get(), name, H5T_NATIVE_INT64, space.get(), &value, where(dataset));
 }
 
 void Group::set_attribute(const std::string& name, double value, const std::string& dataset) {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
   write_attribute(object.get(), name, H5T_NATIVE_DOUBLE, space.get(), &value, where(dataset));
 }
 
 void Group::set_attribute(const std::string& name, const std::vector<double>& value, const std::string& dataset) {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle space = simple_space(Dims{value.size()});
   write_attribute(object.get(), name, H5T_NATIVE_DOUBLE, space.get(), value.data(), where(dataset));
 }
 
 std::string Group::string_attribute(const std::string& name, const std::string& dataset) const {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle attribute = open_attribute(object.get(), name, where(dataset));
   const Handle stored(H5Aget_type(attribute.get()), H5Tclose);
@@ -178,6 +205,7 @@ std::string Group::string_attribute(const std::string& name, const std::string& 
 }
 
 std::int64_t Group::int_attribute(const std::string& name, const std::string& dataset) const {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle attribute = open_attribute(object.get(), name, where(dataset));
   std::int64_t value = 0;
@@ -187,6 +215,7 @@ std::int64_t Group::int_attribute(const std::string& name, const std::string& da
 }
 
 double Group::double_attribute(const std::string& name, const std::string& dataset) const {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle attribute = open_attribute(object.get(), name, where(dataset));
   double value = 0;
@@ -196,6 +225,7 @@ double Group::double_attribute(const std::string& name, const std::string& datas
 }
 
 std::vector<double> Group::double_list_attribute(const std::string& name, const std::string& dataset) const {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   const Handle attribute = open_attribute(object.get(), name, where(dataset));
   const Handle space(H5Aget_space(attribute.get()), H5Sclose);
@@ -206,6 +236,7 @@ std::vector<double> Group::double_list_attribute(const std::string& name, const 
 }
 
 std::vector<std::string> Group::attribute_names(const std::string& dataset) const {
+  const LibraryLock lock;
   const Handle object = object_for_attributes(dataset);
   H5O_info_t info;
   if (H5Oget_info2(object.get(), &info, H5O_INFO_NUM_ATTRS) < 0) throw IoError("cannot inspect " + where(dataset));
@@ -222,6 +253,7 @@ std::vector<std::string> Group::attribute_names(const std::string& dataset) cons
 
 template <class T>
 void Group::write_dataset(const std::string& name, const T* data, const Dims& dims) {
+  const LibraryLock lock;
   write_dataset(name, data, dims, Storage{});
 }
 
@@ -272,6 +304,7 @@ bool select_rows(hid_t dataset, hsize_t first_row, hsize_t rows, Handle& file_sp
 
 template <class T>
 void Group::write_dataset(const std::string& name, const T* data, const Dims& dims, const Storage& storage) {
+  const LibraryLock lock;
   const Handle space = simple_space(dims);
   const Handle create = creation_properties<T>(dims, storage, where(name));
   Handle dataset(
@@ -283,6 +316,7 @@ void Group::write_dataset(const std::string& name, const T* data, const Dims& di
 
 template <class T>
 void Group::create_dataset(const std::string& name, const Dims& dims, const Storage& storage) {
+  const LibraryLock lock;
   const Handle space = simple_space(dims);
   const Handle create = creation_properties<T>(dims, storage, where(name));
   // Rows never written read back as NaN (floating types), not as zeros that
@@ -297,7 +331,26 @@ void Group::create_dataset(const std::string& name, const Dims& dims, const Stor
 }
 
 template <class T>
+void Group::create_unwritten_dataset(const std::string& name, const Dims& dims) {
+  const LibraryLock lock;
+  const Handle space = simple_space(dims);
+  Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  // Allocated at creation, so the dataset has its place in the file before
+  // the ranks open it with MPI-IO; never filled, so rank 0 writes no bytes of
+  // it.
+  if (!create.valid() || H5Pset_layout(create.get(), H5D_CONTIGUOUS) < 0 ||
+      H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY) < 0 ||
+      H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER) < 0)
+    throw IoError("cannot create HDF5 dataset " + where(name) + ": creation properties refused");
+  Handle dataset(
+      H5Dcreate2(handle_.get(), name.c_str(), native_type<T>(), space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+      H5Dclose);
+  if (!dataset.valid()) throw IoError("cannot create HDF5 dataset " + where(name));
+}
+
+template <class T>
 void Group::write_rows(const std::string& name, hsize_t first_row, hsize_t rows, const T* data) {
+  const LibraryLock lock;
   if (rows == 0) return;
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   Handle file_space, memory_space;
@@ -309,6 +362,7 @@ void Group::write_rows(const std::string& name, hsize_t first_row, hsize_t rows,
 
 template <class T>
 std::vector<T> Group::read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const {
+  const LibraryLock lock;
   const Dims shape = dataset_dims(name);
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   const hsize_t row_length = std::accumulate(shape.begin() + 1, shape.end(), hsize_t{1}, std::multiplies<>());
@@ -324,6 +378,7 @@ std::vector<T> Group::read_rows(const std::string& name, hsize_t first_row, hsiz
 }
 
 void Group::write_strings(const std::string& name, const std::vector<std::string>& values) {
+  const LibraryLock lock;
   const Handle type = string_type();
   const Handle space = simple_space(Dims{values.size()});
   std::vector<const char*> pointers;
@@ -336,6 +391,7 @@ void Group::write_strings(const std::string& name, const std::vector<std::string
 }
 
 Dims Group::dataset_dims(const std::string& name) const {
+  const LibraryLock lock;
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dataset.valid()) throw IoError("no HDF5 dataset " + where(name));
   const Handle space(H5Dget_space(dataset.get()), H5Sclose);
@@ -346,6 +402,7 @@ Dims Group::dataset_dims(const std::string& name) const {
 
 template <class T>
 std::vector<T> Group::read_dataset(const std::string& name, Dims* dims) const {
+  const LibraryLock lock;
   const Dims shape = dataset_dims(name);
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   const hsize_t count = std::accumulate(shape.begin(), shape.end(), hsize_t{1}, std::multiplies<>());
@@ -358,6 +415,7 @@ std::vector<T> Group::read_dataset(const std::string& name, Dims* dims) const {
 }
 
 std::vector<std::string> Group::read_strings(const std::string& name) const {
+  const LibraryLock lock;
   const Dims shape = dataset_dims(name);
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   const Handle type = string_type();
@@ -577,6 +635,7 @@ Handle open_root(const Handle& file, const std::string& filename) {
 }  // namespace
 
 File File::create(const std::string& filename, bool replace) {
+  const LibraryLock lock;
   silence_library_errors();
   Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   // Strong close: closing the file closes everything in it, so once close()
@@ -596,6 +655,7 @@ File File::create(const std::string& filename, bool replace) {
 }
 
 File File::create_in_memory(const std::string& name) {
+  const LibraryLock lock;
   silence_library_errors();
   constexpr std::size_t growth_bytes = 1 << 20;
   Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -609,6 +669,7 @@ File File::create_in_memory(const std::string& name) {
 }
 
 File File::open_read_only(const std::string& filename) {
+  const LibraryLock lock;
   silence_library_errors();
   Handle file(H5Fopen(filename.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.valid()) throw IoError("cannot open '" + filename + "' as an HDF5 file");
@@ -617,10 +678,12 @@ File File::open_read_only(const std::string& filename) {
 }
 
 void File::flush() {
+  const LibraryLock lock;
   if (H5Fflush(file_handle_.get(), H5F_SCOPE_GLOBAL) < 0) throw IoError("cannot flush HDF5 file '" + file_ + "'");
 }
 
 std::string File::finish(bool discard) noexcept {
+  const LibraryLock lock;
   if (!file_handle_.valid()) return {};
   handle_.reset();
   std::string failure;
@@ -654,6 +717,11 @@ PORTASOLVE_H5_INSTANTIATE(std::int64_t)
 #undef PORTASOLVE_H5_INSTANTIATE
 template void Group::write_dataset(const std::string&, const float*, const Dims&, const Storage&);
 template void Group::write_dataset(const std::string&, const double*, const Dims&, const Storage&);
+template void Group::create_unwritten_dataset<float>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<double>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::uint8_t>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::uint16_t>(const std::string&, const Dims&);
+template void Group::create_unwritten_dataset<std::int32_t>(const std::string&, const Dims&);
 template void Group::create_dataset<float>(const std::string&, const Dims&, const Storage&);
 template void Group::create_dataset<double>(const std::string&, const Dims&, const Storage&);
 template void Group::create_dataset<std::int64_t>(const std::string&, const Dims&, const Storage&);

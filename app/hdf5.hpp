@@ -11,6 +11,18 @@
 
 namespace portasolve::h5 {
 
+// Held by every function of this layer while it calls HDF5: one process-wide
+// (recursive) lock, so threads may use the layer at once (the Lomb-Scargle
+// pipeline reads its next chunk while the last one is written) also where the
+// library itself is not thread-safe, as Debian's parallel HDF5 is not.
+class LibraryLock {
+ public:
+  LibraryLock();
+  ~LibraryLock();
+  LibraryLock(const LibraryLock&) = delete;
+  LibraryLock& operator=(const LibraryLock&) = delete;
+};
+
 // Owns one hid_t and closes it with the matching H5*close.
 class Handle {
  public:
@@ -87,6 +99,11 @@ class Group {
   void create_dataset(const std::string& name, const Dims& dims, const Storage& storage = {});
   template <class T>
   void write_rows(const std::string& name, hsize_t first_row, hsize_t rows, const T* data);
+  // A contiguous dataset whose file space is reserved now and never filled
+  // here: its bytes come later from every MPI rank at once
+  // (parallel_hdf5.hpp). Until written it holds whatever the file had there.
+  template <class T>
+  void create_unwritten_dataset(const std::string& name, const Dims& dims);
 
   template <class T>
   std::vector<T> read_dataset(const std::string& name, Dims* dims = nullptr) const;
@@ -148,6 +165,11 @@ extern template void Group::write_dataset(const std::string&, const std::int64_t
 extern template void Group::create_dataset<float>(const std::string&, const Dims&, const Storage&);
 extern template void Group::create_dataset<double>(const std::string&, const Dims&, const Storage&);
 extern template void Group::create_dataset<std::int64_t>(const std::string&, const Dims&, const Storage&);
+extern template void Group::create_unwritten_dataset<float>(const std::string&, const Dims&);
+extern template void Group::create_unwritten_dataset<double>(const std::string&, const Dims&);
+extern template void Group::create_unwritten_dataset<std::uint8_t>(const std::string&, const Dims&);
+extern template void Group::create_unwritten_dataset<std::uint16_t>(const std::string&, const Dims&);
+extern template void Group::create_unwritten_dataset<std::int32_t>(const std::string&, const Dims&);
 extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const float*);
 extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const double*);
 extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);

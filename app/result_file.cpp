@@ -237,12 +237,18 @@ void ResultFile::add_file(const std::string& path, const std::string& bytes, con
   added_keys_.push_back(key);
 }
 
-void ResultFile::commit() {
-  if (committed_) return;
+void ResultFile::close_file() {
+  if (file_closed_) return;
   input_ = h5::Group(h5::Handle(), path_, "/input");
   output_ = h5::Group(h5::Handle(), path_, "/output");
   timing_ = h5::Group(h5::Handle(), path_, "/timing");
+  file_closed_ = true;
   file_.close();
+}
+
+void ResultFile::commit() {
+  if (committed_) return;
+  close_file();
   committed_ = true;
   if (!staged_) return;  // Discarded
   staged_->commit();

@@ -91,7 +91,12 @@ class ResultFile {
   void add_file(const std::string& path, const std::string& bytes, const std::string& key, const SourceLocation& origin,
                 const std::string& what = "file");
 
-  // Closes the file and moves it (and the added files) to the final paths.
+  // Closes the HDF5 file, which is not moved into place yet: for writers
+  // that open it once more themselves (the MPI ranks' collective writes,
+  // parallel_hdf5.hpp). Nothing may be added to the file after this.
+  void close_file();
+  // Closes the file (unless close_file() did) and moves it (and the added
+  // files) to the final paths.
   void commit();
   const std::string& path() const noexcept { return path_; }
   // The temporary the file is built under (empty when Discarded).
@@ -102,6 +107,7 @@ class ResultFile {
   std::string path_;
   bool overwrite_;
   bool committed_ = false;
+  bool file_closed_ = false;
   double solve_s_ = 0;
   std::optional<StagedFile> staged_;  // empty when Discarded; before file_: it outlives the HDF5 file, and removes the
                                       // temporary if file_ throws

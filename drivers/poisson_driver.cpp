@@ -15,6 +15,7 @@
 #include "core/interrupt.hpp"
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
+#include "drivers/collective_output.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
@@ -295,7 +296,49 @@ ps::HostGrid gather_solution(const distributed::GridDecomposition& grid, const V
   grid.all_gather_owned(owned, solution.values.data());
   return solution;
 }
+
+// The part of x this rank writes into /output/solution: its owned points,
+// plus the boundary ring where its block touches the grid's edge (x's halo
+// there holds the ring), so the blocks tile the whole grid once.
+struct WrittenBlock {
+  std::size_t first_row = 0, first_col = 0;  // global indices of values(0, 0)
+  ps::HostGrid values;
+};
+
+template <class T>
+WrittenBlock written_block(const distributed::GridDecomposition& grid, const View2D<T>& x) {
+  const ps::HostGrid local = ps::to_host(x);
+  const distributed::Span rows = grid.rows_owned(), cols = grid.cols_owned();
+  const std::size_t top = rows.first == 1 ? 0 : 1, left = cols.first == 1 ? 0 : 1;
+  const std::size_t bottom = rows.first + rows.count == grid.global_rows() - 1 ? local.rows : local.rows - 1;
+  const std::size_t right = cols.first + cols.count == grid.global_cols() - 1 ? local.cols : local.cols - 1;
+  WrittenBlock block{static_cast<std::size_t>(rows.first - 1) + top, static_cast<std::size_t>(cols.first - 1) + left,
+                     ps::HostGrid(bottom - top, right - left)};
+  for (std::size_t i = top; i < bottom; ++i)
+    for (std::size_t j = left; j < right; ++j) block.values(i - top, j - left) = local(i, j);
+  return block;
+}
 #endif
+
+// The error of X against the known solution over some of its points.
+struct ErrorSums {
+  double max_abs = 0, sum_sq = 0, scale = 0;
+};
+
+// Over the rectangle `values` of the grid starting at (first_row, first_col).
+inline ErrorSums error_sums(const ps::HostGrid& values, const ps::HostGrid& exact, std::size_t first_row = 0,
+                            std::size_t first_col = 0) {
+  ErrorSums sums;
+  for (std::size_t i = 0; i < values.rows; ++i)
+    for (std::size_t j = 0; j < values.cols; ++j) {
+      const double want = exact(first_row + i, first_col + j);
+      const double error = std::fabs(values(i, j) - want);
+      sums.max_abs = std::max(sums.max_abs, std::isnan(error) ? INFINITY : error);
+      sums.sum_sq += error * error;
+      sums.scale = std::max(sums.scale, std::fabs(want));
+    }
+  return sums;
+}
 
 template <class T>
 void run_typed(RunContext& context) {
@@ -346,13 +389,23 @@ void run_typed(RunContext& context) {
   // Last, so x holds its answer.
   const TimedSolve solved = timed_solve(context, x, start, rhs, options, config.string("poisson.solver"), solve);
   const ps::SolveReport& report = solved.report;
+  const bool wants_pgm = config.has("output.pgm") && !config.string("output.pgm").empty();
+  // Over ranks with parallel HDF5 each rank writes its own block of the
+  // solution at the end and the errors are reduced over ranks; the whole
+  // solution is gathered only for a PGM.
+  const bool collective = writes_collectively(context);
+  ps::HostGrid solution;
 #if PORTASOLVE_HAVE_MPI
-  const ps::HostGrid solution = decomposition ? gather_solution(*decomposition, x, problem.start) : ps::to_host(x);
+  WrittenBlock block;
   if (decomposition) {
+    if (collective) block = written_block(*decomposition, x);
+    if (!collective || wants_pgm) solution = gather_solution(*decomposition, x, problem.start);
     report_ranks(context, *decomposition, halo);
+  } else {
+    solution = ps::to_host(x);
   }
 #else
-  const ps::HostGrid solution = ps::to_host(x);
+  solution = ps::to_host(x);
 #endif
 
   auto& result = context.result;
@@ -375,7 +428,11 @@ void run_typed(RunContext& context) {
   }
 
   auto& output = result.output();
-  write_grid<T>(output, "solution", solution);
+  if (collective)
+    output.create_unwritten_dataset<T>("solution", h5::Dims{problem.rhs.rows, problem.rhs.cols});
+  else
+    write_grid<T>(output, "solution", solution);
+  record_write_mode(context, output);
   output.set_attribute("description", "X after the solve, boundary ring included", "solution");
   const std::vector<double> history = history_rows(report);
   output.write_dataset("residual_history", history.data(), h5::Dims{report.history.size(), 2});
@@ -429,14 +486,21 @@ void run_typed(RunContext& context) {
 
   if (problem.exact) {
     const ps::HostGrid& exact = *problem.exact;
-    double max_abs = 0, sum_sq = 0, scale = 0;
-    for (std::size_t k = 0; k < exact.values.size(); ++k) {
-      const double error = std::fabs(solution.values[k] - exact.values[k]);
-      max_abs = std::max(max_abs, std::isnan(error) ? INFINITY : error);
-      sum_sq += error * error;
-      scale = std::max(scale, std::fabs(exact.values[k]));
+    ErrorSums sums;
+#if PORTASOLVE_HAVE_MPI
+    if (collective) {
+      // Each rank's block once; the sum of squares over ranks in rank order
+      // (the same bits in every rerun; the last bits of the rms may differ
+      // from one rank's, whose sum runs in another order).
+      const ErrorSums mine = error_sums(block.values, exact, block.first_row, block.first_col);
+      double extremes[2] = {mine.max_abs, mine.scale};
+      MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      sums = ErrorSums{extremes[0], distributed::ordered_sum(mine.sum_sq, MPI_COMM_WORLD), extremes[1]};
     }
-    const double rms = std::sqrt(sum_sq / static_cast<double>(exact.values.size()));
+#endif
+    if (!collective) sums = error_sums(solution, exact);
+    const double max_abs = sums.max_abs, scale = sums.scale;
+    const double rms = std::sqrt(sums.sum_sq / static_cast<double>(exact.values.size()));
     output.set_attribute("error_max_abs", max_abs);
     output.set_attribute("error_rms", rms);
     result.set_validation(loaded.image ? "the image B was built from" : "the manufactured solution u", max_abs,
@@ -445,7 +509,7 @@ void run_typed(RunContext& context) {
                   loaded.image ? "image" : "manufactured solution", max_abs, rms);
     context.out << line;
   }
-  if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
+  if (wants_pgm) {
     if (!loaded.image)
       throw ConfigError(config.where("output.pgm"), "output.pgm", "a PGM needs an image source",
                         "problem.source: pgm, hdf5 or synthetic");
@@ -453,6 +517,14 @@ void run_typed(RunContext& context) {
     for (double& value : picture) value += loaded.image_mean;
     write_pgm(config, result, picture, solution.rows, solution.cols, loaded.maxval);
   }
+#if PORTASOLVE_HAVE_PARALLEL_HDF5
+  if (collective) {
+    const std::vector<T> values(block.values.values.begin(), block.values.values.end());
+    write_blocks_and_close(context,
+                           {h5::block_part("/output/solution", values.data(), {block.first_row, block.first_col},
+                                           {block.values.rows, block.values.cols})});
+  }
+#endif
 }
 
 }  // namespace

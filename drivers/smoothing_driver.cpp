@@ -16,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "core/profiling.hpp"
 #include "core/timer.hpp"
+#include "drivers/collective_output.hpp"
 #include "drivers/experiment.hpp"
 #include "drivers/halo_report.hpp"
 #include "drivers/image_input.hpp"
@@ -275,6 +276,10 @@ void run_typed(RunContext& context, const std::string& type_name) {
   if (config.boolean("output.input_image")) in.write_dataset("image", host_input.data(), dims);
 
   auto& out = result.output();
+  const bool wants_pgm = config.has("output.pgm") && !config.string("output.pgm").empty();
+  // Over ranks with parallel HDF5 each rank writes its own block of the
+  // image at the end; the whole image is gathered only for a PGM.
+  const bool collective = writes_collectively(context);
   // The whole smoothed image on the host (over ranks: gathered on rank 0; the
   // other ranks' files are discarded, so they write zeros).
   HostView2D<Pixel> host_output;
@@ -282,20 +287,26 @@ void run_typed(RunContext& context, const std::string& type_name) {
   const Pixel* output_pixels = nullptr;
 #if PORTASOLVE_HAVE_MPI
   if (decomposition) {
-    gathered = sm::gather_image<Pixel>(*decomposition, output, 0);
-    if (gathered.empty()) gathered.assign(image.rows * image.cols, Pixel(0));
-    output_pixels = gathered.data();
+    if (!collective || wants_pgm) {
+      gathered = sm::gather_image<Pixel>(*decomposition, output, 0);
+      if (gathered.empty()) gathered.assign(image.rows * image.cols, Pixel(0));
+      output_pixels = gathered.data();
+    }
     report_ranks(context, *decomposition, halo);
   }
 #endif
-  if (!output_pixels) {
+  if (!output_pixels && !collective) {
     host_output = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
     output_pixels = host_output.data();
   }
   if (config.boolean("output.image")) {
-    out.write_dataset("image", output_pixels, dims);
+    if (collective)
+      out.create_unwritten_dataset<Pixel>("image", dims);
+    else
+      out.write_dataset("image", output_pixels, dims);
     out.set_attribute("description", "the image after all passes, the input's pixel type", "image");
   }
+  record_write_mode(context, out);
   out.set_attribute("kernel", config.string("smoothing.kernel"));
   out.set_attribute("radius", static_cast<std::int64_t>(report.radius));
   out.set_attribute("separable", static_cast<std::int64_t>(report.separable));
@@ -333,11 +344,24 @@ void run_typed(RunContext& context, const std::string& type_name) {
                   baseline.times.median() / seconds);
     context.out << line;
   }
-  if (config.has("output.pgm") && !config.string("output.pgm").empty()) {
+  if (wants_pgm) {
     std::vector<double> values(output_pixels, output_pixels + image.rows * image.cols);
     const unsigned maxval = std::is_same<Pixel, std::uint16_t>::value ? 65535u : image.maxval;
     write_pgm(config, result, values, image.rows, image.cols, maxval);
   }
+#if PORTASOLVE_HAVE_PARALLEL_HDF5
+  if (collective) {
+    std::vector<h5::BlockPart> parts;
+    const auto block = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
+    if (config.boolean("output.image")) {
+      const sm::ImageBlock b = sm::image_block(*decomposition);
+      parts.push_back(h5::block_part("/output/image", block.data(),
+                                     {static_cast<hsize_t>(b.first_row), static_cast<hsize_t>(b.first_col)},
+                                     {static_cast<hsize_t>(b.rows), static_cast<hsize_t>(b.cols)}));
+    }
+    write_blocks_and_close(context, parts);
+  }
+#endif
 }
 
 }  // namespace

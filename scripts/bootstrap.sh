@@ -45,7 +45,7 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(g++ cmake ninja-build make patch xz-utils pkg-config
           libhdf5-dev libyaml-cpp-dev libgtest-dev googletest libfftw3-dev clang-format-14
           python3 python3-numpy python3-h5py python3-matplotlib python3-dev pybind11-dev python3-pybind11
-          python3-pytest python3-scipy python3-astropy libopenmpi-dev openmpi-bin)
+          python3-pytest python3-scipy python3-astropy libopenmpi-dev openmpi-bin libhdf5-openmpi-dev)
 [ "$backend" = hip ] && packages+=(hipcc)
 
 missing_packages() {

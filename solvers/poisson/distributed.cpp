@@ -7,7 +7,8 @@
 // writes the neighbours' edges into the ring.
 // cg: the plain (or diagonally preconditioned) iteration, matrix-free; the
 // search direction's halo is exchanged before each operator application,
-// the two dot products a step are summed across ranks in rank order.
+// overlapped with the direction update and the operator inside the block's
+// frame; the two dot products a step are summed across ranks in rank order.
 #include "solvers/poisson/distributed.hpp"
 
 #include <algorithm>
@@ -141,14 +142,33 @@ class LocalGrid {
       halo_.exchange(next);
       return;
     }
-    // The frame: the points the neighbours need.
-    for_rectangle("poisson_jacobi_edges", GridRectangle{1, 1, 1, cols_}, update);
-    for_rectangle("poisson_jacobi_edges", GridRectangle{rows_, 1, 1, cols_}, update);
-    for_rectangle("poisson_jacobi_edges", GridRectangle{2, 1, rows_ - 2, 1}, update);
-    for_rectangle("poisson_jacobi_edges", GridRectangle{2, cols_, rows_ - 2, 1}, update);
+    for_frame("poisson_jacobi_edges", update);
     halo_.start(next);
-    for_rectangle("poisson_jacobi_inner", GridRectangle{2, 2, rows_ - 2, cols_ - 2}, update);
+    for_rectangle("poisson_jacobi_inner", inner(), update);
     halo_.finish(next);
+  }
+
+  // CG's direction update p = z + beta p (`direction`, on the block), then
+  // q = A p, with p's halo exchanged in between and overlapped: the block's
+  // frame first, its exchange started, the rest of the direction and the
+  // operator on the points whose neighbours are all on this rank while the
+  // halos travel, then the operator on the frame. Pointwise kernels in
+  // another order: the bits of update, exchange, apply.
+  template <class Direction>
+  void direction_and_operator(const Direction& direction, const View2D<T>& p, const View2D<T>& q) {
+    const ApplyOperator<T> apply{p, q};
+    if (rows_ <= 2 || cols_ <= 2) {  // no inner points to overlap with
+      for_rectangle("poisson_cg_direction", GridRectangle{1, 1, rows_, cols_}, direction);
+      halo_.exchange(p);
+      for_rectangle("poisson_cg_apply", GridRectangle{1, 1, rows_, cols_}, apply);
+      return;
+    }
+    for_frame("poisson_cg_direction_edges", direction);
+    halo_.start(p);
+    for_rectangle("poisson_cg_direction_inner", inner(), direction);
+    for_rectangle("poisson_cg_apply_inner", inner(), apply);
+    halo_.finish(p);
+    for_frame("poisson_cg_apply_edges", apply);
   }
 
   HaloStatistics statistics() const {
@@ -157,6 +177,17 @@ class LocalGrid {
   const View2D<T>& rhs() const { return rhs_; }
 
  private:
+  // The block's frame, the points the neighbours need (rows_, cols_ > 2).
+  template <class Functor>
+  void for_frame(const char* name, const Functor& functor) const {
+    for_rectangle(name, GridRectangle{1, 1, 1, cols_}, functor);
+    for_rectangle(name, GridRectangle{rows_, 1, 1, cols_}, functor);
+    for_rectangle(name, GridRectangle{2, 1, rows_ - 2, 1}, functor);
+    for_rectangle(name, GridRectangle{2, cols_, rows_ - 2, 1}, functor);
+  }
+  // The points inside the frame.
+  GridRectangle inner() const { return GridRectangle{2, 2, rows_ - 2, cols_ - 2}; }
+
   const distributed::GridDecomposition& grid_;
   View2D<T> rhs_;
   distributed::HaloExchange<T>& halo_;
@@ -367,9 +398,15 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
   double rz = jacobi ? local.dot(r, z) : rr;
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
+    // q = A p holds already when the last step's direction update computed
+    // it (overlapped with p's exchange); not after a check, which may have
+    // replaced p.
+    bool applied = false;
     for (const std::int64_t until = schedule.next_check(done); done < until; ++done) {
-      local.exchange(p);
-      for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
+      if (!applied) {
+        local.exchange(p);
+        for_interior("poisson_cg_apply", rows, cols, ApplyOperator<T>{p, q});
+      }
       const double pq = local.dot(p, q);
       if (!(pq > 0)) {  // r = 0 exactly, or rounding broke A's positivity
         local.exchange(x);
@@ -381,7 +418,12 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
       precondition();
       const double rz_next = jacobi ? local.dot(r, z) : local.dot(r, r);
       update.beta = static_cast<T>(rz_next / rz);
-      for_interior("poisson_cg_direction", rows, cols, Tagged<DirectionTag, CgBlockUpdate<T>>{update});
+      const Tagged<DirectionTag, CgBlockUpdate<T>> direction{update};
+      applied = done + 1 < until;  // another step before the check: its operator now, overlapped
+      if (applied)
+        local.direction_and_operator(direction, p, q);
+      else
+        for_interior("poisson_cg_direction", rows, cols, direction);
       rz = rz_next;
     }
     rr = jacobi ? local.dot(r, r) : rz;

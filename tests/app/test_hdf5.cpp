@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/hdf5.hpp"
@@ -304,3 +306,39 @@ TEST(Hdf5, FilesWrittenThroughTheDriverReadBackWithHdf5sDefault) {
 }  // namespace disk_full
 
 }  // namespace
+
+TEST(Hdf5, ThreadsWritingAndReadingAtOnceGetTheirOwnData) {
+  // The Lomb-Scargle pipeline reads its next chunk on one thread while the
+  // result file is written on another; parallel HDF5 builds are not
+  // thread-safe themselves, so the layer serialises its calls (LibraryLock).
+  constexpr int threads = 4, datasets = 40;
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> workers;
+  for (int w = 0; w < threads; ++w)
+    workers.emplace_back([w, &failures] {
+      try {
+        const std::string path = temp_path("thread" + std::to_string(w) + ".h5");
+        h5::File file = h5::File::create(path, /*replace=*/true);
+        h5::Group group = file.create_group("data");
+        for (int d = 0; d < datasets; ++d) {
+          std::vector<double> values(257);
+          for (std::size_t k = 0; k < values.size(); ++k) values[k] = 1e4 * w + 100.0 * d + double(k);
+          const std::string name = "d" + std::to_string(d);
+          group.write_dataset(name, values);
+          group.set_attribute("index", std::int64_t{d}, name);
+          if (group.read_dataset<double>(name) != values || group.int_attribute("index", name) != d)
+            throw std::runtime_error("dataset " + name + " read back other values");
+        }
+        file.close();
+        const h5::File again = h5::File::open_read_only(path);
+        for (int d = 0; d < datasets; ++d)
+          if (again.open_group("data").read_dataset<double>("d" + std::to_string(d)).front() != 1e4 * w + 100.0 * d)
+            throw std::runtime_error("reopened dataset d" + std::to_string(d) + " differs");
+        std::remove(path.c_str());
+      } catch (const std::exception& error) {
+        failures[w] = error.what();
+      }
+    });
+  for (auto& worker : workers) worker.join();
+  for (int w = 0; w < threads; ++w) EXPECT_EQ(failures[w], "") << "thread " << w;
+}

@@ -3,6 +3,7 @@ the launcher and the sources are (ctest sets PORTASOLVE_BIN, MPIEXEC and
 PORTASOLVE_SOURCE), Open MPI's settings for CI (root, oversubscribed cores,
 one OpenMP thread a rank), and one call that runs the program with or
 without mpirun."""
+import functools
 import os
 import subprocess
 from pathlib import Path
@@ -35,3 +36,16 @@ def assert_config_error_said_once(done, message, *keys, folder=None):
         assert key in done.stderr, done.stderr
     if folder is not None:
         assert not list(folder.iterdir())
+
+
+@functools.lru_cache(maxsize=None)
+def write_mode():
+    """The /output attribute `write` a run over ranks of this build records: collective with parallel HDF5
+    (`portasolve info` says so on its HDF5 line), else gathered to rank 0."""
+    info = subprocess.run([BIN, "info"], capture_output=True, text=True, env=ENV, timeout=120)
+    assert info.returncode == 0, info.stderr
+    hdf5 = [line for line in info.stdout.splitlines() if line.startswith("HDF5 version:")]
+    assert len(hdf5) == 1, info.stdout
+    if "(parallel" in hdf5[0]:
+        return "collective MPI-IO, each rank its block (parallel HDF5)"
+    return "gathered to rank 0, which writes"

@@ -8,7 +8,7 @@ import h5py
 import numpy as np
 import pytest
 
-from mpi_cli import SOURCE, assert_config_error_said_once, portasolve
+from mpi_cli import SOURCE, assert_config_error_said_once, portasolve, write_mode
 
 
 def poisson_args(path, *settings):
@@ -43,12 +43,16 @@ def test_ranks_give_the_single_process_solution_bit_for_bit(tmp_path, single_ran
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("wrote ") == 1  # rank 0 alone prints
     x, history, attrs = solution(path)
-    x1, history1, _ = single_rank[precision]
+    x1, history1, attrs1 = single_rank[precision]
     assert x.dtype == x1.dtype
     assert np.array_equal(x, x1)
     assert np.array_equal(history[:, 0], history1[:, 0])
     np.testing.assert_allclose(history[:, 1], history1[:, 1], rtol=1e-12)
+    # The error against the image: the largest exactly, the rms (a sum over ranks in rank order) to rounding.
+    assert attrs["error_max_abs"] == attrs1["error_max_abs"] > 0
+    np.testing.assert_allclose(attrs["error_rms"], attrs1["error_rms"], rtol=1e-12)
     if ranks > 1:
+        assert attrs["write"] == write_mode()
         assert attrs["ranks"] == ranks
         assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI",
                                            "staged through host buffers", "device to device (CUDA IPC)",

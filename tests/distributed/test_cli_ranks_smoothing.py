@@ -9,7 +9,7 @@ import h5py
 import numpy as np
 import pytest
 
-from mpi_cli import assert_config_error_said_once, portasolve, run_args
+from mpi_cli import assert_config_error_said_once, portasolve, run_args, write_mode
 
 
 def output(path):
@@ -40,7 +40,7 @@ def single(tmp_path_factory):
     return runs
 
 
-@pytest.mark.parametrize("ranks", [2, 3])
+@pytest.mark.parametrize("ranks", [2, 3, 4])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_smoothing_over_ranks_gives_the_single_process_image(tmp_path, single, case, ranks):
     config, settings = CASES[case]
@@ -54,12 +54,29 @@ def test_smoothing_over_ranks_gives_the_single_process_image(tmp_path, single, c
     assert got.dtype == want.dtype and got.shape == want.shape == (61, 47)
     assert np.array_equal(got, want)  # bit for bit (no NaN in these images)
     assert attrs["ranks"] == ranks
+    assert attrs["write"] == write_mode()
     assert attrs["halo_transport"] in ("host memory (no device)", "device-aware MPI", "staged through host buffers",
                                        "device to device (CUDA IPC)",
                                        "device to device within a node (CUDA IPC), staged between nodes")
-    assert attrs["process_grid"] in (f"{ranks}x1", f"1x{ranks}")
+    assert attrs["process_grid"] in (f"{ranks}x1", f"1x{ranks}", "2x2")
     assert 0 <= attrs["local_arrays_s"] and 0 <= attrs["halo_s"]  # the slowest rank's, recorded beside the halo's
     assert "ranks" not in want_attrs
+
+
+def test_a_pgm_over_ranks_is_the_single_process_pgm(tmp_path):
+    # The PGM needs the whole image on rank 0, also where the ranks write the HDF5 image in blocks.
+    config, settings = CASES["gaussian_reflect_uint8"]
+    settings = [s for s in settings if not s.startswith("output.pgm")]
+    for ranks in (None, 3):
+        folder = tmp_path / f"ranks{ranks}"
+        folder.mkdir()
+        done = portasolve(run_args(config, folder / "out.h5", *settings, f"output.pgm={folder / 'out.pgm'}"), ranks)
+        assert done.returncode == 0, done.stderr
+    pgm = [(tmp_path / f"ranks{r}" / "out.pgm").read_bytes() for r in (None, 3)]
+    assert pgm[0].startswith(b"P5") and pgm[0] == pgm[1]
+    image = [output(tmp_path / f"ranks{r}" / "out.h5")[0] for r in (None, 3)]
+    assert np.array_equal(image[0], image[1])
+    assert np.frombuffer(pgm[0][-image[0].size:], np.uint8).reshape(image[0].shape).tolist() == image[0].tolist()
 
 
 def test_a_split_too_thin_for_the_window_is_a_config_error_said_once(tmp_path):
