@@ -408,35 +408,6 @@ ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, d
 
 }  // namespace lombscargle_detail
 
-void check_lombscargle_ranks(const config::Config& config, int ranks) {
-  const std::string source = config.string("input.source");
-  std::int64_t series = 1;  // a CSV file holds one series
-  std::string key = "input.source";
-  if (source == "synthetic") {
-    series = config.integer("input.series");
-    key = "input.series";
-  } else if (source == "hdf5" && config.has("input.file")) {
-    const std::string ragged_by = ragged_key(config);  // one count or start index per series
-    const bool ragged = !ragged_by.empty();
-    key = ragged ? ragged_by : "input.y";
-    const h5::Dims dims = h5::File::open_read_only(config.string("input.file")).dataset_dims(config.string(key));
-    series = ragged && !dims.empty() ? static_cast<std::int64_t>(dims[0])
-             : dims.size() == 2      ? static_cast<std::int64_t>(dims[0])
-                                     : 1;
-  }
-  if (series >= ranks) return;
-  if (series == 1)
-    throw ConfigError(config.where(key), key,
-                      "one series cannot be split over " + std::to_string(ranks) +
-                          " ranks: batches are split by series, and splitting one series by frequency ranges is "
-                          "not done (the recurrence and NUFFT answers depend on where a range starts)",
-                      "a batch of at least " + std::to_string(ranks) + " series, or run one series without mpirun");
-  throw ConfigError(config.where(key), key,
-                    std::to_string(series) + " series cannot be split over " + std::to_string(ranks) +
-                        " ranks (each rank computes a block of at least one series)",
-                    "at least " + std::to_string(ranks) + " series, or fewer ranks");
-}
-
 Preflight preflight_lombscargle(const config::Config& config) {
   check_classic_keys(config);
   check_nterms(config);

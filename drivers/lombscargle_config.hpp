@@ -19,7 +19,6 @@ namespace portasolve::drivers {
 
 void add_lombscargle_schema(config::Schema& schema);
 Preflight preflight_lombscargle(const config::Config& config);
-void check_lombscargle_ranks(const config::Config& config, int ranks);
 
 }  // namespace portasolve::drivers
 
