@@ -150,13 +150,42 @@ class Hierarchy {
   void restrict_residual(const ExecSpace& exec, std::size_t l) {
     const Level<T>& fine = levels_[l];
     const Level<T>& coarse = levels_[l + 1];
+    if constexpr (host_execution) {
+      restrict_residual_rows(exec, fine, coarse);
+      return;
+    }
     for_rectangle(
         exec, "poisson_mg_restrict_residual", interior_of(coarse.op),
         RestrictResidual<T>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f});
   }
 
+  // Hosts: RestrictResidualRows, a block of at least least_block_rows coarse
+  // rows per thread, its residual rows in the hierarchy's buffer.
+  void restrict_residual_rows(const ExecSpace& exec, const Level<T>& fine, const Level<T>& coarse) {
+    using Kernel = RestrictResidualRows<T>;
+    const int coarse_rows = coarse.op.rows;
+    const int threads = std::max(1, static_cast<int>(exec.concurrency()));
+    const int block_rows = std::max(least_block_rows, (coarse_rows + threads - 1) / threads);
+    const int blocks = (coarse_rows + block_rows - 1) / block_rows;
+    const std::size_t columns = static_cast<std::size_t>(fine.op.cols) + 2;
+    if (residual_rows_.extent(0) < std::size_t(blocks) || residual_rows_.extent(2) < columns)
+      residual_rows_ = decltype(residual_rows_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_rows"),
+                                                std::max<std::size_t>(blocks, residual_rows_.extent(0)), Kernel::slots,
+                                                std::max(columns, residual_rows_.extent(2)));
+    Kokkos::parallel_for("poisson_mg_restrict_residual_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+                         Kernel{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f,
+                                residual_rows_, coarse_rows, coarse.op.cols, block_rows});
+  }
+
   void prolong_and_correct(const ExecSpace& exec, std::size_t l) {
     const Level<T>& fine = levels_[l];
+    if constexpr (host_execution) {
+      const ColumnSources& columns = column_sources(l);
+      Kokkos::parallel_for("poisson_mg_prolong_correct_rows", Kokkos::RangePolicy<ExecSpace>(exec, 1, fine.op.rows + 1),
+                           ProlongAndCorrectRows<T>{fine.u, levels_[l + 1].u, fine.row_transfer, columns.sources,
+                                                    columns.weights, columns.counts, fine.op.cols});
+      return;
+    }
     for_rectangle(exec, "poisson_mg_prolong_correct", interior_of(fine.op),
                   ProlongAndCorrect<T>{fine.u, levels_[l + 1].u, fine.row_transfer, fine.col_transfer});
   }
@@ -167,6 +196,38 @@ class Hierarchy {
   std::vector<Level<T>> levels_;
   int coarsest_sweeps_ = 1;
   ChebyshevCoefficients chebyshev_;
+  // Hosts: each level's column sources for ProlongAndCorrectRows, from its
+  // col_transfer, made on first use.
+  struct ColumnSources {
+    Kokkos::View<int* [2], Kokkos::HostSpace> sources;
+    Kokkos::View<T* [2], Kokkos::HostSpace> weights;
+    Kokkos::View<int*, Kokkos::HostSpace> counts;
+  };
+  std::vector<ColumnSources> column_sources_;
+  const ColumnSources& column_sources(std::size_t l) {
+    if (column_sources_.size() < levels_.size()) column_sources_.resize(levels_.size());
+    ColumnSources& columns = column_sources_[l];
+    const Level<T>& fine = levels_[l];
+    if (columns.counts.extent(0) == 0) {
+      const int cols = fine.op.cols;
+      columns.sources = decltype(columns.sources)("poisson_mg_col_sources", cols + 1);
+      columns.weights = decltype(columns.weights)("poisson_mg_col_weights", cols + 1);
+      columns.counts = decltype(columns.counts)("poisson_mg_col_counts", cols + 1);
+      for (int j = 1; j <= cols; ++j) {
+        int index[2];
+        T weight[2];
+        columns.counts(j) = fine.col_transfer.sources(j, index, weight);
+        for (int b = 0; b < columns.counts(j); ++b) {
+          columns.sources(j, b) = index[b];
+          columns.weights(j, b) = weight[b];
+        }
+      }
+    }
+    return columns;
+  }
+  // Hosts: the fine residual rows of restrict_residual_rows, sized for the
+  // finest level on first use.
+  Kokkos::View<typename Accumulator<T>::type***, Kokkos::HostSpace> residual_rows_;
 };
 
 }  // namespace

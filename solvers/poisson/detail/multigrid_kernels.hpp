@@ -183,6 +183,72 @@ struct RestrictResidual {
   }
 };
 
+// Hosts: RestrictResidual over a block of coarse rows per thread, each fine
+// residual row formed once into the thread's `rows` (in Sum), where the
+// point kernel forms every fine residual once per coarse point gathering it
+// (2.25 times on average, most of a host cycle's time). The rows a coarse
+// row gathers are consecutive, so fine row i lives in slot i % 3 and the
+// next coarse row finds its shared row there. The residuals and their
+// weighted sums are RestrictResidual's expressions in its order: the same
+// bits. Dirichlet levels (LevelOperator, Transfer) only.
+template <class T>
+struct RestrictResidualRows {
+  using Sum = typename Accumulator<T>::type;
+  static constexpr int slots = Transfer<T>::most_gathers;
+  View2D<const T> u, f;  // fine
+  LevelOperator<T> op;   // fine
+  Transfer<T> row_transfer, col_transfer;
+  View2D<T> coarse_u, coarse_f;
+  Kokkos::View<Sum***, Kokkos::HostSpace> rows;  // [block][slot][fine column]
+  int coarse_rows, coarse_cols, block_rows;
+
+  // LevelOperator::apply's expression, its diagonal taken once for the row
+  // (it changes in the last column only) so the loop vectorises.
+  void form_residual_row(const int block, const int slot, const int i) const {
+    const Sum cy = op.cy, cx = op.cx, diagonal = op.diagonal(i, 1);
+    const T *above = &u(i - 1, 0), *here = &u(i, 0), *below = &u(i + 1, 0), *rhs = &f(i, 0);
+    Sum* residual = &rows(block, slot, 0);
+    const int last = op.cols;
+    for (int j = 1; j < last; ++j)
+      residual[j] = Sum(rhs[j]) - (cy * (Sum(above[j]) + Sum(below[j])) + cx * (Sum(here[j - 1]) + Sum(here[j + 1])) -
+                                   diagonal * Sum(here[j]));
+    residual[last] = Sum(f(i, last)) - op.template apply<Sum>(u, i, last);
+  }
+
+  void operator()(const int block) const {
+    int held[slots];  // the fine row in each slot (-1: none yet)
+    for (int s = 0; s < slots; ++s) held[s] = -1;
+    const int begin = 1 + block * block_rows;
+    const int end = begin + block_rows < coarse_rows + 1 ? begin + block_rows : coarse_rows + 1;
+    for (int ci = begin; ci < end; ++ci) {
+      int fine_rows[slots];
+      T row_weight[slots];
+      const int n_rows = row_transfer.gathers(ci, fine_rows, row_weight);
+      for (int a = 0; a < n_rows; ++a) {
+        const int slot = fine_rows[a] % slots;
+        if (held[slot] != fine_rows[a]) {
+          form_residual_row(block, slot, fine_rows[a]);
+          held[slot] = fine_rows[a];
+        }
+      }
+      for (int cj = 1; cj <= coarse_cols; ++cj) {
+        int cols[slots];
+        T col_weight[slots];
+        const int n_cols = col_transfer.gathers(cj, cols, col_weight);
+        Sum sum = 0;
+        for (int a = 0; a < n_rows; ++a) {
+          const int slot = fine_rows[a] % slots;
+          Sum row_sum = 0;
+          for (int b = 0; b < n_cols; ++b) row_sum += Sum(col_weight[b]) * rows(block, slot, cols[b]);
+          sum += Sum(row_weight[a]) * row_sum;
+        }
+        coarse_f(ci, cj) = static_cast<T>(sum);
+        coarse_u(ci, cj) = T(0);
+      }
+    }
+  }
+};
+
 // u += P coarse_u at each fine point.
 template <class T, class Tr = Transfer<T>>
 struct ProlongAndCorrect {
@@ -201,6 +267,37 @@ struct ProlongAndCorrect {
       correction += row_weight[a] * row_sum;
     }
     u(i, j) += correction;
+  }
+};
+
+// Hosts: ProlongAndCorrect a fine row per iteration, the row's coarse
+// sources and weights found once per row and the columns' once per level
+// (`col_sources`, `col_weights`, `col_counts`) instead of once per point;
+// the correction is ProlongAndCorrect's expression in its order: the same
+// bits. Dirichlet levels (Transfer) only.
+template <class T>
+struct ProlongAndCorrectRows {
+  View2D<T> u;  // fine
+  View2D<const T> coarse_u;
+  Transfer<T> row_transfer;
+  Kokkos::View<const int* [2], Kokkos::HostSpace> col_sources;
+  Kokkos::View<const T* [2], Kokkos::HostSpace> col_weights;
+  Kokkos::View<const int*, Kokkos::HostSpace> col_counts;
+  int cols;
+
+  void operator()(const int i) const {
+    int rows[2];
+    T row_weight[2];
+    const int n_rows = row_transfer.sources(i, rows, row_weight);
+    for (int j = 1; j <= cols; ++j) {
+      T correction = 0;
+      for (int a = 0; a < n_rows; ++a) {
+        T row_sum = 0;
+        for (int b = 0; b < col_counts(j); ++b) row_sum += col_weights(j, b) * coarse_u(rows[a], col_sources(j, b));
+        correction += row_weight[a] * row_sum;
+      }
+      u(i, j) += correction;
+    }
   }
 };
 

@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <tuple>
 
+#include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "solvers/poisson/detail/multigrid_kernels.hpp"
 
@@ -68,6 +71,68 @@ TEST(PoissonMultigridKernels, RowBlockSweepsEqualTwoHalfSweepsForEveryBlockSize)
                                 << first_parity << " first";
         EXPECT_NE(result(1, 1), start(1, 1));  // the sweep ran
       }
+    }
+  }
+}
+
+TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Restriction) {
+  if constexpr (!host_execution) GTEST_SKIP() << "the row restriction is the hosts' kernel";
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> value(-1, 1);
+  // Odd and even lines (an even line's last coarse point gathers two rows),
+  // a direction not coarsened, thin levels; blocks of one coarse row to all.
+  for (const auto& [rows, cols, coarsen_rows, coarsen_cols] : {std::tuple<int, int, bool, bool>{37, 23, true, true},
+                                                               {36, 24, true, true},
+                                                               {9, 40, false, true},
+                                                               {31, 3, true, false},
+                                                               {3, 3, true, true},
+                                                               {2, 5, true, true}}) {
+    const Axis row_axis{rows, 0.25, rows % 2 == 0 ? 0.5 : 1.0}, col_axis{cols, 1.0, cols % 2 == 0 ? 0.5 : 1.0};
+    const LevelOperator<double> op = level_operator<double>(row_axis, col_axis);
+    const Transfer<double> row_transfer = transfer<double>(row_axis, coarsen_rows);
+    const Transfer<double> col_transfer = transfer<double>(col_axis, coarsen_cols);
+    const int coarse_rows = coarsen_rows ? rows / 2 : rows, coarse_cols = coarsen_cols ? cols / 2 : cols;
+    HostView2D<double> u("u", rows + 2, cols + 2), f("f", rows + 2, cols + 2);
+    for (int i = 0; i < rows + 2; ++i)
+      for (int j = 0; j < cols + 2; ++j) u(i, j) = value(random), f(i, j) = value(random);
+    // float64 reference: the residual f - L u at every fine point, then each
+    // coarse point's weighted gathers.
+    HostView2D<double> residual("residual", rows + 2, cols + 2);
+    for (int i = 1; i <= rows; ++i)
+      for (int j = 1; j <= cols; ++j)
+        residual(i, j) = f(i, j) - (op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1)) -
+                                    diagonal(op, i, j) * u(i, j));
+    HostView2D<double> point_u("point_u", coarse_rows + 2, coarse_cols + 2),
+        point_f("point_f", coarse_rows + 2, coarse_cols + 2);
+    Kokkos::parallel_for(Kokkos::MDRangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::Rank<2>>(
+                             {1, 1}, {coarse_rows + 1, coarse_cols + 1}),
+                         RestrictResidual<double>{u, f, op, row_transfer, col_transfer, point_u, point_f});
+    for (const int block_rows : {1, 2, 5, 1000}) {
+      const int blocks = (coarse_rows + block_rows - 1) / block_rows;
+      HostView2D<double> coarse_u("coarse_u", coarse_rows + 2, coarse_cols + 2),
+          coarse_f("coarse_f", coarse_rows + 2, coarse_cols + 2);
+      Kokkos::deep_copy(coarse_u, 7.0);  // the kernel zeroes the interior
+      const Kokkos::View<double***, Kokkos::HostSpace> buffer("rows", blocks, 3, cols + 2);
+      Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks),
+                           RestrictResidualRows<double>{u, f, op, row_transfer, col_transfer, coarse_u, coarse_f,
+                                                        buffer, coarse_rows, coarse_cols, block_rows});
+      for (int ci = 1; ci <= coarse_rows; ++ci)
+        for (int cj = 1; cj <= coarse_cols; ++cj) {
+          int fine_rows[3], fine_cols[3];
+          double row_weight[3], col_weight[3];
+          const int n_rows = row_transfer.gathers(ci, fine_rows, row_weight);
+          const int n_cols = col_transfer.gathers(cj, fine_cols, col_weight);
+          double expected = 0;
+          for (int a = 0; a < n_rows; ++a)
+            for (int b = 0; b < n_cols; ++b)
+              expected += row_weight[a] * col_weight[b] * residual(fine_rows[a], fine_cols[b]);
+          const std::string where = std::to_string(rows) + "x" + std::to_string(cols) + " blocks of " +
+                                    std::to_string(block_rows) + " at " + std::to_string(ci) + "," + std::to_string(cj);
+          EXPECT_EQ(coarse_f(ci, cj), point_f(ci, cj)) << where;  // the same bits
+          EXPECT_NEAR(coarse_f(ci, cj), expected, 1e-14) << where;
+          EXPECT_EQ(coarse_u(ci, cj), 0.0) << where;
+        }
+      EXPECT_EQ(coarse_u(0, 0), 7.0);  // the ring untouched
     }
   }
 }
