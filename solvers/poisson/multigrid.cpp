@@ -116,7 +116,7 @@ class Hierarchy {
 
   // Host sweeps (RedBlackRowBlocks): a block of rows per thread, at least
   // least_block_rows of them so that a block's own rows carry most updates.
-  static constexpr int least_block_rows = 8;
+  [[maybe_unused]] static constexpr int least_block_rows = 8;
   void sweep_row_blocks(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first) {
     const int rows = level.op.rows;
     const int threads = std::max(1, static_cast<int>(exec.concurrency()));

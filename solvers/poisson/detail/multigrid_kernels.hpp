@@ -195,10 +195,10 @@ template <class T>
 struct RestrictResidualRows {
   using Sum = typename Accumulator<T>::type;
   static constexpr int slots = Transfer<T>::most_gathers;
-  View2D<const T> u, f;  // fine
-  LevelOperator<T> op;   // fine
+  HostView2D<const T> u, f;  // fine
+  LevelOperator<T> op;       // fine
   Transfer<T> row_transfer, col_transfer;
-  View2D<T> coarse_u, coarse_f;
+  HostView2D<T> coarse_u, coarse_f;
   Kokkos::View<Sum***, Kokkos::HostSpace> rows;  // [block][slot][fine column]
   int coarse_rows, coarse_cols, block_rows;
 
@@ -277,8 +277,8 @@ struct ProlongAndCorrect {
 // bits. Dirichlet levels (Transfer) only.
 template <class T>
 struct ProlongAndCorrectRows {
-  View2D<T> u;  // fine
-  View2D<const T> coarse_u;
+  HostView2D<T> u;  // fine
+  HostView2D<const T> coarse_u;
   Transfer<T> row_transfer;
   Kokkos::View<const int* [2], Kokkos::HostSpace> col_sources;
   Kokkos::View<const T* [2], Kokkos::HostSpace> col_weights;
