@@ -40,7 +40,8 @@ void add_lombscargle_schema(config::Schema& schema) {
       .at_least(1)
       .at_most(ls::max_nterms);
   add_choice(schema, "lombscargle.algorithm",
-             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)",
+             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled; "
+             "nterms > 1: nufft there, else direct)",
              ls::algorithm_names(), "auto");
   add_real(schema, "lombscargle.nufft_tolerance",
            "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)", 0.0)
