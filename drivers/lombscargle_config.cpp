@@ -34,13 +34,14 @@ void add_lombscargle_schema(config::Schema& schema) {
   add_choice(schema, "lombscargle.normalization", "generalized: astropy's normalization", ls::normalization_names(),
              "standard");
   add_integer(schema, "lombscargle.nterms",
-              "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct "
-              "algorithm, no false-alarm probability)",
+              "generalized: Fourier terms fitted at each frequency (astropy's nterms, method chi2; > 1: direct or "
+              "nufft algorithm, no false-alarm probability)",
               1)
       .at_least(1)
       .at_most(ls::max_nterms);
   add_choice(schema, "lombscargle.algorithm",
-             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled)",
+             "kernel (auto: nufft on uniform grids of >= 256 frequencies, recurrence on smaller ones, else tiled; "
+             "nterms > 1: nufft there, else direct)",
              ls::algorithm_names(), "auto");
   add_real(schema, "lombscargle.nufft_tolerance",
            "nufft: error relative to the sums' scale (0: 1e-12 in double, 1e-8 in float)", 0.0)
@@ -128,11 +129,11 @@ void check_nterms(const config::Config& config) {
                       std::to_string(nterms) + " with form: classic (SciPy fits one sinusoid)",
                       "1 with form: classic, or form: generalized");
   const std::string algorithm = config.string("lombscargle.algorithm");
-  if (algorithm != "auto" && algorithm != "direct")
+  if (algorithm != "auto" && algorithm != "direct" && algorithm != "nufft")
     throw ConfigError(config.where("lombscargle.algorithm"), "lombscargle.algorithm",
                       algorithm + " computes nterms 1 only; lombscargle.nterms: " + std::to_string(nterms) +
-                          " runs the direct algorithm",
-                      "auto or direct with lombscargle.nterms > 1");
+                          " runs the direct or the nufft algorithm",
+                      "auto, direct or nufft with lombscargle.nterms > 1");
   if (config.string("benchmark.baseline") == "direct_fast_math")
     throw ConfigError(config.where("benchmark.baseline"), "benchmark.baseline",
                       "direct_fast_math times the one-term kernel; lombscargle.nterms is " + std::to_string(nterms),
@@ -147,7 +148,8 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
   std::string algorithm = config.string("lombscargle.algorithm");
   const bool uniform = config.string("frequency.grid") != "list";
   if (algorithm == "auto") algorithm = !uniform ? "tiled" : m >= 256 ? "nufft" : "recurrence";
-  if (config.integer("lombscargle.nterms") > 1) algorithm = "direct";
+  const double nterms = static_cast<double>(config.integer("lombscargle.nterms"));
+  if (nterms > 1 && algorithm != "nufft") algorithm = "direct";  // no multi-term tiled or recurrence
   MemoryNeed need;
   // Device: t, w, w y, the frequencies and the power; the offsets and
   // constants per series.
@@ -164,9 +166,11 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
     const double segments = std::ceil(m / modes);
     const double fft = std::max(64.0, std::exp2(std::ceil(std::log2(2 * modes))));
     const double complex = 2 * t;
-    need.device(3 * segments * n, complex);  // c1, c0, c2
-    need.device(2 * n, 40);                  // samples sorted twice, their series
-    const double per_series = segments * 3 * fft * complex;
+    // Multi-term models: 3 nterms sums and coefficients, the samples sorted for each of 2 nterms harmonics.
+    const double sums = nterms > 1 ? 3 * nterms : 3, sorts = nterms > 1 ? 2 * nterms : 2;
+    need.device(sums * segments * n, complex);  // c1, c0, c2 (or per harmonic)
+    need.device(sorts * n, 40);                 // samples sorted twice (per harmonic), their series
+    const double per_series = segments * sums * fft * complex;
     need.device_bytes += std::max(per_series, std::min(512.0 * 1048576.0, series * per_series));  // grids
     need.device(modes, t);                                                                        // correction
     need.host(n, 8 + 2 * t);                                                                      // its host copy

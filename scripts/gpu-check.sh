@@ -104,6 +104,7 @@ runs=(
   "ls_nufft|lombscargle_gtc|--set frequency.count=4096 --set input.samples=256 --set lombscargle.algorithm=nufft --set run.warmup=0 --set run.repeats=1 --set benchmark.baseline=none"
   "ls_generalized|lombscargle_lightcurve|"
   "ls_nterms3|lombscargle_lightcurve|--set lombscargle.nterms=3 --set lombscargle.algorithm=direct"
+  "ls_nterms3_nufft|lombscargle_lightcurve|--set lombscargle.nterms=3 --set lombscargle.algorithm=nufft"
   "ls_bootstrap|lombscargle_lightcurve|--set peaks.fap_method=bootstrap --set peaks.bootstrap.resamples=64"
   "ls_catalogue|lombscargle_catalogue|--set input.series=300 --set frequency.count=2000 --set pipeline.chunk_series=128"
   "lorenz96_team|lorenz96|--set lorenz05.steps=40 --set lorenz05.layout=team"

@@ -29,7 +29,7 @@
 //       the best-fit sinusoid's amplitude, phase and offset (model.hpp), host
 //       arithmetic: nothing runs on exec.
 //   Options::nterms > 1: astropy's multi-term model (method="chi2"), direct
-//       algorithm (multiterm.hpp).
+//       or (uniform grids) NUFFT algorithm (multiterm.hpp, nufft.hpp).
 //   Instances: objects and calls on different instances share nothing on the
 //   device and may run at once. Host-only helpers (grids, check_batch,
 //   check_options, resolve_algorithm, fap.hpp) take no instance.

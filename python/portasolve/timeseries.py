@@ -15,9 +15,10 @@ ALGORITHMS = ("auto", "direct", "tiled", "recurrence", "nufft")
 # O(N M) sums for slow / cython / chi2, the NUFFT (to 1e-12 of the sums' scale
 # in double) for fast / fastchi2.
 ASTROPY_METHODS = {"slow": "tiled", "cython": "tiled", "fast": "nufft", "chi2": "direct", "fastchi2": "nufft"}
-# Multi-term models (nterms > 1) run the direct algorithm: astropy's chi2 and
-# fastchi2 (and auto) choose it; the one-term algorithms are refused.
-MULTITERM_METHODS = ("auto", "direct", "chi2", "fastchi2")
+# Multi-term models (nterms > 1) run the direct algorithm (auto, chi2) or the
+# NUFFT (fastchi2, as for nterms 1; evenly spaced only): the harmonic sums as
+# NUFFTs, then the direct path's solve. The one-term algorithms are refused.
+MULTITERM_METHODS = ("auto", "direct", "chi2", "fastchi2", "nufft")
 FAP_METHODS = ("baluev", "davies", "naive", "bootstrap")
 BOOTSTRAP_KWDS = ("n_bootstraps", "random_seed")
 
@@ -253,8 +254,8 @@ class LombScargle:
         if self.nterms > 1:
             if method not in MULTITERM_METHODS:
                 raise ValueError(f"method {method!r} computes nterms=1 only; nterms={self.nterms} runs one of "
-                                 f"{', '.join(MULTITERM_METHODS)} (the direct algorithm)")
-            method = "direct"
+                                 f"{', '.join(MULTITERM_METHODS)} (the direct or nufft algorithm)")
+            method = "nufft" if method in ("fastchi2", "nufft") else "direct"
         algorithm = ASTROPY_METHODS.get(method, method)
         if algorithm not in ALGORITHMS:
             raise ValueError(f"method {method!r} is not one of {', '.join(ALGORITHMS + tuple(ASTROPY_METHODS))}")
@@ -281,9 +282,9 @@ class LombScargle:
         "direct", "tiled", "recurrence", "nufft" choose one; astropy's "slow"
         and "cython" run "tiled", "fast" and "fastchi2" run "nufft" (evenly spaced only; to
         1e-12 of the sums' scale in double, method_kwds={"nufft_tolerance": e}
-        changes that), "chi2" runs "direct". nterms > 1: "auto", "direct",
-        "chi2" and "fastchi2" run the direct multi-term sums, others are a
-        ValueError. assume_regular_frequency: take the frequencies as evenly
+        changes that), "chi2" runs "direct". nterms > 1: "auto", "direct" and
+        "chi2" run the direct multi-term sums, "fastchi2" and "nufft" the
+        NUFFT's (evenly spaced only), others are a ValueError. assume_regular_frequency: take the frequencies as evenly
         spaced without checking (from their ends and count). A CuPy frequency
         array (CUDA builds): the power is computed into a CuPy array on the
         GPU (the series' t, y, dy are read on the host)."""

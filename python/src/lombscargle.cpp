@@ -340,7 +340,8 @@ void bind_lombscargle(py::module_& module) {
       "algorithm, uniform, nufft_tolerance, nterms, frequency_count): astropy's periodogram at ordinary frequencies "
       "of the series laid end to end in t, y, dy (float64, 1-D; dy empty: none), series s at [offsets[s], "
       "offsets[s + 1]), into power[series, M] (NumPy, or a GPU array in CUDA builds); nterms > 1: astropy's "
-      "multi-term model (method chi2), direct algorithm; frequency_count > 0: frequency holds the two ends of that "
+      "multi-term model (method chi2), direct or nufft algorithm; frequency_count > 0: frequency holds the two ends of "
+      "that "
       "many uniform frequencies.",
       py::arg("t"), py::arg("y"), py::arg("dy"), py::arg("offsets"), py::arg("frequency"), py::arg("power"),
       py::arg("fit_mean"), py::arg("center_data"), py::arg("normalization"), py::arg("algorithm") = "auto",

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -405,6 +406,117 @@ void run(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
   }
 }
 
+// Multi-term models (nterms > 1) on the host path: as run_on_host, each
+// host thread takes whole series through its own grids, one row pair per
+// harmonic (w and, for k <= nterms, w y at the same positions n frac(k df t)),
+// then the direct path's normal equations per frequency.
+template <class T, int NTerms, bool FitMean>
+void run_multiterm_on_host(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
+  const NufftLayout& layout = plan.layout;
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  const std::int64_t n = layout.fft.n;
+  const int width = plan.kernel.width;
+  const T beta = static_cast<T>(plan.kernel.beta);
+  const T* polynomials = plan.kernel_polynomials.data();
+  const int degree = plan.kernel_degree;
+  const auto fraction = [](double turns) { return turns - std::floor(turns); };
+  std::atomic<std::int64_t> next{0};
+  const int workers = static_cast<int>(plan.host_workers.size());
+  Kokkos::parallel_for(
+      "lombscargle_nufft_multiterm_series", Kokkos::RangePolicy<ExecSpace>(exec, 0, workers), [&](const int worker) {
+        const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
+        for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
+          std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
+          const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
+          for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+            const std::int64_t row = plan.rows.first(0, segment, layout.segments);
+            const double centre = layout.centre(segment);
+            for (int h = 1; h <= 2 * NTerms; ++h) {
+              Complex<T>* zw = &own.grid(row + plan.rows.harmonic_w(h), 0);
+              Complex<T>* zwy = h <= NTerms ? &own.grid(row + plan.rows.harmonic_wy(h), 0) : nullptr;
+              for (std::int64_t j = begin; j < end; ++j) {
+                const double t = data.t(j);
+                T c, s;
+                seed_cos_sin(static_cast<double>(h) * centre * t, c, s);
+                const T w = data.w(j), wy = data.wy(j);
+                scatter(zw, zwy, n, static_cast<double>(n) * fraction(static_cast<double>(h) * layout.step * t), width,
+                        beta, polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(wy * c, wy * s));
+              }
+            }
+          }
+          own.fft->execute(exec, own.grid, own.spectra);
+          const NufftMultitermFinish<T, NTerms, FitMean> finish{data,   own.spectra, plan.correction,
+                                                                layout, plan.rows,   series};
+          for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+        }
+      });
+  exec.fence();
+}
+
+// Multi-term models on the chunked path: as run, one coefficient and one
+// spreading launch per harmonic.
+template <class T, int NTerms, bool FitMean>
+void run_multiterm(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
+  if constexpr (host_path_available) {
+    if (!plan.host_workers.empty()) {
+      run_multiterm_on_host<T, NTerms, FitMean>(exec, plan, data);
+      return;
+    }
+  }
+  const NufftLayout& layout = plan.layout;
+  const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
+  const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
+  using Index = Kokkos::IndexType<std::int64_t>;
+  for (int h = 1; h <= 2 * NTerms; ++h) {
+    const auto i = static_cast<std::size_t>(h - 1);
+    Kokkos::parallel_for(
+        "lombscargle_nufft_coefficients", Kokkos::RangePolicy<ExecSpace, Index>(exec, 0, layout.segments * samples),
+        NufftHarmonicCoefficients<T>{plan.harmonic_samples[i], layout, h, h <= NTerms, plan.harmonic_w[i],
+                                     h <= NTerms ? plan.harmonic_wy[i] : plan.harmonic_w[i]});
+  }
+  for (std::int64_t first = 0; first < series_count; first += plan.chunk_series) {
+    const std::int64_t chunk = std::min(plan.chunk_series, series_count - first);
+    const std::int64_t first_sample = plan.offsets[first], chunk_samples = plan.offsets[first + chunk] - first_sample;
+    const auto rows = Kokkos::subview(
+        plan.grid, std::make_pair(std::int64_t(0), chunk * layout.segments * plan.rows.per_unit), Kokkos::ALL);
+    zero_on(exec, rows);
+    const std::int64_t threads = layout.segments * chunk_samples * 3 * plan.kernel.width;
+    for (int h = 1; h <= 2 * NTerms; ++h) {
+      const auto i = static_cast<std::size_t>(h - 1);
+      Kokkos::parallel_for(
+          "lombscargle_nufft_spread", Kokkos::RangePolicy<ExecSpace, Index>(exec, 0, threads),
+          NufftHarmonicSpread<T>{plan.harmonic_samples[i], data.offsets, plan.series_of, plan.harmonic_w[i],
+                                 h <= NTerms ? plan.harmonic_wy[i] : plan.harmonic_w[i], plan.grid, layout, plan.rows,
+                                 h, h <= NTerms, first, first_sample, chunk_samples, plan.kernel.width,
+                                 static_cast<T>(plan.kernel.beta)});
+    }
+    // As in run: a last, shorter chunk transforms stale rows nothing reads.
+    if (plan.library_fft)
+      plan.library_fft->execute(exec, plan.grid, plan.spectra);
+    else
+      fft_rows<T>(exec, rows, plan.twiddle, layout.fft);
+    Kokkos::parallel_for("lombscargle_nufft_finish",
+                         Kokkos::RangePolicy<ExecSpace, Index>(exec, 0, chunk * layout.frequencies),
+                         NufftMultitermFinish<T, NTerms, FitMean>{data, plan.library_fft ? plan.spectra : plan.grid,
+                                                                  plan.correction, layout, plan.rows, first});
+  }
+}
+
+// nterms and fit_mean (runtime) to run_multiterm's template arguments.
+template <class T, int... NTerms>
+void dispatch_multiterm(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data,
+                        std::integer_sequence<int, NTerms...>) {
+  const auto one = [&](auto fixed) {
+    constexpr int n = decltype(fixed)::value;
+    if (plan.rows.nterms != n) return;
+    if (data.sums.fit_mean)
+      run_multiterm<T, n, true>(exec, plan, data);
+    else
+      run_multiterm<T, n, false>(exec, plan, data);
+  };
+  (one(std::integral_constant<int, NTerms + 2>{}), ...);  // 2 .. max_nterms
+}
+
 // The kernel's Fourier transform's reciprocal for the plan's modes, on a grid
 // of n, on exec (fenced before the quadrature's nodes and weights go).
 template <class T>
@@ -449,7 +561,9 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
   std::int64_t n = 64;
   while (n < 2 * layout.modes || n < 4 * plan.kernel.width) n *= 2;
   const bool fit_mean = data.sums.fit_mean;
-  plan.rows.per_unit = fit_mean ? 3 : 2;
+  const int nterms = options.form == Form::generalized ? options.nterms : 1;
+  plan.rows.per_unit = nterms > 1 ? 3 * nterms : fit_mean ? 3 : 2;
+  plan.rows.nterms = nterms;
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
   if constexpr (host_path_available) {
     const std::int64_t threads = HostExecSpace().concurrency();
@@ -494,16 +608,24 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
   layout.fft = fft::library_available ? fft_shape(n, static_cast<int>(n)) : fft_shape(n, team_length);
 
   const HostSamples<T> host = to_host(exec, data);
-  plan.once = sort_samples(exec, host, grid.step, 1, n, "lombscargle_nufft_once");
-  plan.twice = sort_samples(exec, host, grid.step, 2, n, "lombscargle_nufft_twice");
   const std::int64_t samples = static_cast<std::int64_t>(data.t.extent(0));
   using Coefficients = Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace>;
   const auto allocate = [&](const char* label, std::int64_t rows) {
     return Coefficients(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, samples);
   };
-  plan.c1 = allocate("lombscargle_nufft_c1", layout.segments);
-  plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
-  plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
+  if (nterms > 1) {
+    for (int h = 1; h <= 2 * nterms; ++h) {
+      plan.harmonic_samples.push_back(sort_samples(exec, host, grid.step, h, n, "lombscargle_nufft_harmonic"));
+      plan.harmonic_w.push_back(allocate("lombscargle_nufft_cw", layout.segments));
+      if (h <= nterms) plan.harmonic_wy.push_back(allocate("lombscargle_nufft_cwy", layout.segments));
+    }
+  } else {
+    plan.once = sort_samples(exec, host, grid.step, 1, n, "lombscargle_nufft_once");
+    plan.twice = sort_samples(exec, host, grid.step, 2, n, "lombscargle_nufft_twice");
+    plan.c1 = allocate("lombscargle_nufft_c1", layout.segments);
+    plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
+    plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
+  }
 
   const std::size_t per_series =
       static_cast<std::size_t>(layout.segments * plan.rows.per_unit * n) * sizeof(Complex<T>);
@@ -533,7 +655,9 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
 
 template <class T>
 void run_nufft(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data, const Options&) {
-  if (!data.sums.weighted)
+  if (plan.rows.nterms > 1)
+    dispatch_multiterm(exec, plan, data, std::make_integer_sequence<int, max_nterms - 1>{});
+  else if (!data.sums.weighted)
     run<T, false, false>(exec, plan, data);
   else if (data.sums.fit_mean)
     run<T, true, true>(exec, plan, data);

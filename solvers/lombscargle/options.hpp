@@ -39,7 +39,8 @@ struct Options {
   // astropy's nterms (generalized form): harmonics 1..nterms of each
   // frequency fitted together, power from the normal equations as astropy's
   // method="chi2" (multiterm.hpp); 1 is the classic sinusoid. nterms > 1 runs
-  // the direct algorithm (auto or direct), up to max_nterms.
+  // the direct or, on uniform grids, the NUFFT algorithm (its harmonic sums
+  // as NUFFTs at k f, then the same solve), up to max_nterms.
   int nterms = 1;
   Algorithm algorithm = Algorithm::automatic;
   // nufft: error relative to the sums' scale (sum |w y|, sum w); 0 = 1e-12 in

@@ -328,17 +328,21 @@ bool classic_weighted(const std::vector<Series>& batch, const Options& options) 
 }
 
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int nterms) {
-  if (nterms > 1) {
-    if (requested == Algorithm::automatic || requested == Algorithm::direct) return Algorithm::direct;
-    throw OptionError("algorithm",
-                      "the " + name_of(requested) +
-                          " algorithm computes nterms = 1 only; nterms > 1 runs direct (use auto or direct)");
-  }
+  // Multi-term models have the direct sums and the NUFFT's (multiterm.hpp,
+  // nufft.hpp); auto takes the NUFFT where it does for nterms 1, else direct
+  // (there is no multi-term recurrence or tiled kernel).
+  if (nterms > 1 && (requested == Algorithm::tiled || requested == Algorithm::recurrence))
+    throw OptionError(
+        "algorithm",
+        "the " + name_of(requested) + " algorithm computes nterms = 1 only; nterms > 1 runs direct or nufft (or auto)");
   if ((requested == Algorithm::recurrence || requested == Algorithm::nufft) && !grid.uniform)
-    throw InputError("the " + name_of(requested) + " algorithm needs a uniform frequency grid (use direct or tiled)");
+    throw InputError("the " + name_of(requested) + " algorithm needs a uniform frequency grid (use direct" +
+                     (nterms > 1 ? ")" : " or tiled)"));
   if (requested != Algorithm::automatic) return requested;
+  const bool nufft = grid.uniform && grid.size() >= nufft_minimum_frequencies;
+  if (nterms > 1) return nufft ? Algorithm::nufft : Algorithm::direct;
   if (!grid.uniform) return Algorithm::tiled;
-  return grid.size() >= nufft_minimum_frequencies ? Algorithm::nufft : Algorithm::recurrence;
+  return nufft ? Algorithm::nufft : Algorithm::recurrence;
 }
 
 void check_options(const Options& options) {
@@ -443,11 +447,11 @@ void Periodogram<T>::compute(Algorithm algorithm) {
   algorithm = resolve_algorithm(algorithm, grid_, options_.nterms);
   State& state = *state_;
   const ExecSpace& exec = state.exec;
-  if (options_.nterms > 1) {
+  if (options_.nterms > 1 && algorithm == Algorithm::direct) {
     launch_multiterm(exec, state.data, options_.nterms, options_.fit_mean, series_count_);
     return;
   }
-  if (algorithm == Algorithm::nufft) {
+  if (algorithm == Algorithm::nufft) {  // the plan knows nterms
     if (!state.nufft) state.nufft = std::make_unique<NufftPlan<T>>(make_nufft_plan(exec, state.data, grid_, options_));
     run_nufft(exec, *state.nufft, state.data, options_);
     return;

@@ -54,8 +54,9 @@ double nufft_tolerance(const Options& options) {
 }
 
 // The algorithm `automatic` resolves to for this grid and backend. nterms > 1
-// runs the direct algorithm: automatic resolves to it, other requests than
-// direct are an OptionError("algorithm").
+// runs the direct or the NUFFT algorithm: automatic resolves to the NUFFT
+// where it would for nterms 1 (uniform grids from nufft_minimum_frequencies
+// on), else to direct; tiled and recurrence are an OptionError("algorithm").
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int nterms = 1);
 
 // The checks of Options on their own (OptionError naming the field):
@@ -115,8 +116,9 @@ class Periodogram {
   void update(const std::vector<Series>& batch);
   void compute();                     // with the options' algorithm
   void compute(Algorithm algorithm);  // e.g. direct, as a baseline
-  // The multi-term kernel (normal equations, multiterm.hpp) whatever nterms:
-  // what compute() runs for nterms > 1; with nterms = 1 a check of the
+  // The direct multi-term kernel (normal equations, multiterm.hpp) whatever
+  // nterms: what compute() runs for nterms > 1 with the direct algorithm;
+  // with nterms = 1 a check of the
   // closed forms the other kernels use. Generalized form only (OptionError).
   void compute_multiterm();
   Algorithm algorithm() const noexcept { return algorithm_; }

@@ -37,7 +37,7 @@ CASES = {
     "direct": ["lombscargle.algorithm=direct"],
     "tiled": ["lombscargle.algorithm=tiled"],
     "recurrence": ["lombscargle.algorithm=recurrence"],
-    "multiterm": ["lombscargle.nterms=2"],  # direct; no FAP defined (NaN)
+    "multiterm": ["lombscargle.nterms=2", "lombscargle.algorithm=direct"],  # no FAP defined (NaN)
     "bootstrap": ["lombscargle.algorithm=recurrence", "peaks.fap_method=bootstrap", "peaks.bootstrap.resamples=24"],
     # the classic form (SciPy 1.15's floating mean), timed against the direct baseline
     "classic": ["lombscargle.form=classic", "input.uncertainties=false", "lombscargle.floating_mean=true", "lombscargle.algorithm=recurrence",

@@ -634,12 +634,17 @@ input: {{source: hdf5, file: {data}, t: times, y: values, dy: errors}}
 frequency: {{grid: uniform, minimum: 0.05, maximum: 2.0, count: 400}}
 peaks: {{count: 2}}
 """
-        for nterms, normalization, fit_mean in ((2, "standard", "true"), (3, "psd", "false")):
-            out, _ = self.run_text(text, f"nterms{nterms}", f"lombscargle.nterms={nterms}",
-                                   f"lombscargle.normalization={normalization}", f"lombscargle.fit_mean={fit_mean}")
+        # auto: the NUFFT's harmonic sums on this uniform grid, as for nterms 1
+        cases = [(nterms, normalization, fit_mean, algorithm, resolved)
+                 for nterms, normalization, fit_mean in ((2, "standard", "true"), (3, "psd", "false"))
+                 for algorithm, resolved in (("direct", "direct"), ("auto", "nufft"))]
+        for nterms, normalization, fit_mean, algorithm, resolved in cases:
+            out, _ = self.run_text(text, f"nterms{nterms}{algorithm}", f"lombscargle.nterms={nterms}",
+                                   f"lombscargle.normalization={normalization}", f"lombscargle.fit_mean={fit_mean}",
+                                   f"lombscargle.algorithm={algorithm}")
             with h5py.File(out, "r") as f:
                 output = f["output"]
-                self.assertEqual(output.attrs["algorithm"], "direct")
+                self.assertEqual(output.attrs["algorithm"], resolved)
                 frequency = output["frequency"][:]
                 for s in range(3):
                     expected = AstropyLombScargle(t[s], y[s], dy[s], nterms=nterms, fit_mean=fit_mean == "true",
@@ -748,8 +753,8 @@ output: {{compression: 3}}
             ("experiment: lombscargle\nlombscargle: {nterms: 0}\n", 2, "key 'lombscargle.nterms'"),
             ("experiment: lombscargle\nlombscargle: {form: classic, nterms: 2}\n", 2,
              "key 'lombscargle.nterms': 2 with form: classic"),
-            ("experiment: lombscargle\nlombscargle: {nterms: 2, algorithm: nufft}\n", 2,
-             "key 'lombscargle.algorithm': nufft computes nterms 1 only"),
+            ("experiment: lombscargle\nlombscargle: {nterms: 2, algorithm: tiled}\n", 2,
+             "key 'lombscargle.algorithm': tiled computes nterms 1 only"),
             ("experiment: lombscargle\nlombscargle: {nterms: 2}\nbenchmark: {baseline: direct_fast_math}\n", 2,
              "key 'benchmark.baseline': direct_fast_math times the one-term kernel"),
         ])

@@ -375,8 +375,13 @@ def test_multiterm_matches_astropy_chi2(rng, nterms, normalization, fit_mean, ce
     frequency = np.linspace(0.05, 2.0, 157)
     kwargs = dict(fit_mean=fit_mean, center_data=center_data, nterms=nterms, normalization=normalization)
     expected = AstropyLombScargle(t, y, dy, **kwargs).power(frequency, method="chi2")
-    for method in ("auto", "chi2", "fastchi2", "direct"):
+    for method in ("auto", "chi2", "fastchi2", "direct", "nufft"):  # fastchi2 and nufft: the NUFFT's sums
         assert_close(LombScargle(t, y, dy, **kwargs).power(frequency, method=method), expected, 1e-9)
+    # float32 NUFFT sums as well
+    power = LombScargle(t, y.astype(np.float32), None if dy is None else dy.astype(np.float32), **kwargs).power(
+        frequency, method="fastchi2")
+    assert power.dtype == np.float32
+    assert np.abs(power - expected).max() < 1e-4 * np.abs(expected).max()
     # float32 sums: near float's rounding relative to the peak
     power = LombScargle(t, y.astype(np.float32), None if dy is None else dy.astype(np.float32), **kwargs).power(
         frequency)
@@ -414,9 +419,11 @@ def test_multiterm_refusals(rng):
         with pytest.raises(ValueError, match="nterms must be an integer from 1 to 6"):
             LombScargle(t, y, dy, nterms=nterms)
     ls = LombScargle(t, y, dy, nterms=2)
-    for method in ("fast", "cython", "recurrence", "nufft"):
+    for method in ("fast", "cython", "recurrence"):
         with pytest.raises(ValueError, match="computes nterms=1 only"):
             ls.power(np.linspace(0.1, 1.0, 10), method=method)
+    with pytest.raises(ValueError, match="evenly spaced"):  # the NUFFT's sums need a uniform grid
+        ls.power(np.array([0.1, 0.2, 0.4]), method="fastchi2")
     with pytest.raises(NotImplementedError, match="multiterm"):
         ls.false_alarm_probability(0.5)
     with pytest.raises(ValueError, match="needs at least 7 samples with fit_mean and nterms 3, got 6"):

@@ -115,8 +115,18 @@ struct NormalEquations {
 
   // p = b . A^-1 b = |z|^2 with L z = b, A = L L^T, L in registers.
   KOKKOS_INLINE_FUNCTION T reduction() const {
+    T smallest;
+    return reduction(smallest);
+  }
+
+  // The same, with the smallest squared pivot (the part of a column's norm
+  // that the columns before it do not explain): sums with an absolute error
+  // (the NUFFT's) give p a relative error about that error over it, so the
+  // NUFFT sums directly where it is small (NufftMultitermFinish).
+  KOKKOS_INLINE_FUNCTION T reduction(T& smallest_pivot) const {
     T l[size][size], z[size];
     T p = 0;
+    smallest_pivot = series.w_sum;
     PORTASOLVE_UNROLL
     for (int i = 0; i < size; ++i) {
       PORTASOLVE_UNROLL
@@ -127,6 +137,7 @@ struct NormalEquations {
         if (j < i) {
           l[i][j] = l[j][j] > T(0) ? v / l[j][j] : T(0);
         } else {
+          smallest_pivot = v < smallest_pivot ? v : smallest_pivot;
           l[i][i] = v > dependent_column_fraction<T>() * matrix(i, i) ? math::sqrt(v) : T(0);
         }
       }
@@ -140,8 +151,22 @@ struct NormalEquations {
   }
 };
 
-// One thread per (series, frequency), every sample of the series: the phase
-// f t formed in double and reduced to a turn before the one sincos in T.
+// The harmonic sums of one series at frequency f over every sample: the
+// phase f t formed in double and reduced to a turn before the one sincos in
+// T. The direct algorithm's, and the NUFFT's where its sums would not do.
+template <class T, int NTerms>
+KOKKOS_INLINE_FUNCTION HarmonicSums<T, NTerms> direct_harmonic_sums(const DeviceData<T>& data,
+                                                                    const std::int64_t series, const double f) {
+  HarmonicSums<T, NTerms> sums;
+  for (std::int64_t j = data.offsets(series); j < data.offsets(series + 1); ++j) {
+    T cosine, sine;
+    seed_cos_sin(f * data.t(j), cosine, sine);
+    sums.add(cosine, sine, data.w(j), data.wy(j));
+  }
+  return sums;
+}
+
+// One thread per (series, frequency), every sample of the series.
 template <class T, int NTerms, bool FitMean>
 struct MultitermKernel {
   DeviceData<T> data;
@@ -149,13 +174,7 @@ struct MultitermKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
     const std::int64_t series = index / frequencies, k = index % frequencies;
-    const double f = data.frequency(k);
-    HarmonicSums<T, NTerms> sums;
-    for (std::int64_t j = data.offsets(series); j < data.offsets(series + 1); ++j) {
-      T cosine, sine;
-      seed_cos_sin(f * data.t(j), cosine, sine);
-      sums.add(cosine, sine, data.w(j), data.wy(j));
-    }
+    const HarmonicSums<T, NTerms> sums = direct_harmonic_sums<T, NTerms>(data, series, data.frequency(k));
     const SeriesConstants<T> constants = data.constants(series);
     const T p = NormalEquations<T, NTerms, FitMean>{sums, constants}.reduction();
     data.power(series, k) = generalized_normalization(p, constants, data.kind);

@@ -15,6 +15,7 @@
 
 #include "solvers/lombscargle/detail/fft.hpp"
 #include "solvers/lombscargle/detail/kernels.hpp"
+#include "solvers/lombscargle/detail/multiterm.hpp"
 
 namespace portasolve::lombscargle::detail {
 
@@ -53,9 +54,18 @@ struct SortedSamples {
 };
 
 // The three sums' rows in the grid array, per (series in chunk, segment).
+// Multi-term models (nterms > 1, multiterm.hpp) have 3 nterms instead: the
+// sums of w e^{2 pi i k f t} for harmonics k = 1 .. 2 nterms (C_k + i S_k),
+// then those of w y e^{2 pi i k f t} for k = 1 .. nterms (YC_k + i YS_k). On
+// f = fc + m df harmonic k is k fc + m (k df): again a type-1 NUFFT in m,
+// with c_j = e^{2 pi i k fc t_j} and x_j = 2 pi frac(k df t_j), so the same
+// modes and the same correction serve every harmonic.
 struct SumRows {
-  int per_unit;  // 2 or 3
+  int per_unit;  // 2 or 3; 3 nterms for nterms > 1
+  int nterms = 1;
   static constexpr int z1 = 0, z2 = 1, z0 = 2;
+  KOKKOS_INLINE_FUNCTION int harmonic_w(const int k) const { return k - 1; }
+  KOKKOS_INLINE_FUNCTION int harmonic_wy(const int k) const { return 2 * nterms + k - 1; }
   // The first of them for a series (counted from the chunk's first) and segment.
   KOKKOS_INLINE_FUNCTION std::int64_t first(const std::int64_t series_in_chunk, const std::int64_t segment,
                                             const std::int64_t segments) const {
@@ -226,6 +236,127 @@ struct NufftFinish {
       rotated = rotate(direct, constants);
     }
     data.power(series, k) = normalized_power(rotated, constants, data.kind);
+  }
+};
+
+// Multi-term models: c_j of one harmonic k for every (segment, sample
+// sorted by n frac(k df t)): w and (k <= nterms) w y times e^{2 pi i k fc t},
+// the phase k fc t in double.
+template <class T>
+struct NufftHarmonicCoefficients {
+  SortedSamples<T> samples;
+  NufftLayout layout;
+  int harmonic;
+  bool with_wy;
+  Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> cw, cwy;  // (segment, sample)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
+    const std::int64_t count = static_cast<std::int64_t>(samples.t.extent(0));
+    const std::int64_t segment = index / count, j = index % count;
+    T c, s;
+    seed_cos_sin(static_cast<double>(harmonic) * layout.centre(segment) * samples.t(j), c, s);
+    cw(segment, j) = Complex<T>(samples.w(j) * c, samples.w(j) * s);
+    if (with_wy) cwy(segment, j) = Complex<T>(samples.wy(j) * c, samples.wy(j) * s);
+  }
+};
+
+// Multi-term models: one harmonic's rows spread as NufftSpread spreads the
+// one-term sums (a gather over the sorted samples, each grid point written
+// by one thread, no atomics): its w row and, with_wy, its w y row.
+template <class T>
+struct NufftHarmonicSpread {
+  SortedSamples<T> samples;
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> offsets;
+  Kokkos::View<const int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
+  Kokkos::View<const Complex<T>**, Kokkos::LayoutRight, MemSpace> cw, cwy;
+  ComplexRows<T> grid;
+  NufftLayout layout;
+  SumRows rows;
+  int harmonic;
+  bool with_wy;
+  std::int64_t first_series, first_sample, chunk_samples;  // of this chunk
+  int width;
+  T beta;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
+    const int offset = static_cast<int>(index % width);
+    std::int64_t rest = index / width;
+    const int copy = static_cast<int>(rest % 3);
+    rest /= 3;
+    const std::int64_t sample = first_sample + rest % chunk_samples, segment = rest / chunk_samples;
+    const int series = series_of(sample);
+    const std::int64_t begin = offsets(series), count = offsets(series + 1) - begin;
+    const double n = static_cast<double>(layout.fft.n), half = 0.5 * width;
+    const auto position = [&](std::int64_t e) {
+      const int block = (e >= count) + (e >= 2 * count);
+      return samples.position(begin + e - block * count) + (block - 1) * n;
+    };
+    const std::int64_t e = copy * count + (sample - begin);
+    const double x = position(e);
+    const double l = math::floor(x - half) + 1 + offset;  // the window's offset-th point
+    if (l >= x + half || l < 0 || l >= n) return;
+    if (e > 0 && l < position(e - 1) + half) return;  // an earlier sample owns it
+    const T inverse_half = T(2) / static_cast<T>(width);
+    Complex<T> sum_w(0), sum_wy(0);
+    for (std::int64_t f = e; f < 3 * count; ++f) {
+      const double distance = position(f) - l;
+      if (distance >= half) break;
+      const T weight = semicircle_exp(static_cast<T>(distance) * inverse_half, beta);
+      const std::int64_t block = (f >= count) + (f >= 2 * count), j = begin + f - block * count;
+      sum_w += weight * cw(segment, j);
+      if (with_wy) sum_wy += weight * cwy(segment, j);
+    }
+    const std::int64_t row = rows.first(series - first_series, segment, layout.segments);
+    const std::int64_t point = static_cast<std::int64_t>(l);
+    grid(row + rows.harmonic_w(harmonic), point) = sum_w;
+    if (with_wy) grid(row + rows.harmonic_wy(harmonic), point) = sum_wy;
+  }
+};
+
+// Multi-term power at frequency k of each series in the chunk: the harmonic
+// sums from the modes (SumRows), then the direct path's normal equations
+// (multiterm.hpp). As NufftFinish guards the one-term model, frequencies
+// where a column keeps less than 1% of sum w of its norm beyond the columns
+// before it (the Cholesky pivot; far below 1 / baseline, or columns
+// dependent on each other) would amplify the sums' absolute error past 100 x
+// tolerance: they are summed directly, exactly as the direct path sums them.
+template <class T, int NTerms, bool FitMean>
+struct NufftMultitermFinish {
+  DeviceData<T> data;
+  ComplexRows<T> grid;
+  Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> correction;
+  NufftLayout layout;
+  SumRows rows;
+  std::int64_t first_series;
+
+  static constexpr T conditioning_guard = T(0.01);
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t index) const {
+    const std::int64_t series = first_series + index / layout.frequencies, k = index % layout.frequencies;
+    const std::int64_t segment = k / layout.modes, m = k - segment * layout.modes - layout.modes / 2;
+    const std::int64_t position = layout.fft.position(m < 0 ? m + layout.fft.n : m);
+    const std::int64_t row = rows.first(series - first_series, segment, layout.segments);
+    const T scale = correction(m < 0 ? -m : m);
+    HarmonicSums<T, NTerms> sums;
+    PORTASOLVE_UNROLL
+    for (int h = 1; h <= 2 * NTerms; ++h) {
+      const Complex<T> z = grid(row + rows.harmonic_w(h), position);
+      sums.c[h - 1] = z.real() * scale;
+      sums.s[h - 1] = z.imag() * scale;
+      if (h <= NTerms) {
+        const Complex<T> zy = grid(row + rows.harmonic_wy(h), position);
+        sums.yc[h - 1] = zy.real() * scale;
+        sums.ys[h - 1] = zy.imag() * scale;
+      }
+    }
+    const SeriesConstants<T> constants = data.constants(series);
+    T smallest_pivot;
+    T p = NormalEquations<T, NTerms, FitMean>{sums, constants}.reduction(smallest_pivot);
+    if (!(smallest_pivot >= conditioning_guard * constants.w_sum)) {
+      const HarmonicSums<T, NTerms> direct = direct_harmonic_sums<T, NTerms>(data, series, data.frequency(k));
+      p = NormalEquations<T, NTerms, FitMean>{direct, constants}.reduction();
+    }
+    data.power(series, k) = generalized_normalization(p, constants, data.kind);
   }
 };
 

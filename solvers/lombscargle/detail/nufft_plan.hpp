@@ -20,6 +20,11 @@ struct NufftPlan {
   Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
   std::vector<std::int64_t> offsets;                            // on the host
   Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
+  // Multi-term models (nterms > 1) instead of once, twice, c1, c0, c2: per
+  // harmonic k = 1 .. 2 nterms (at k - 1) the samples sorted by n frac(k df
+  // t) and their coefficients (harmonic_wy for k <= nterms only).
+  std::vector<SortedSamples<T>> harmonic_samples;
+  std::vector<Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace>> harmonic_w, harmonic_wy;
   ComplexRows<T> grid;  // (series in chunk x segment x sum, n)
   Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction;
   Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace> twiddle;

@@ -127,6 +127,7 @@ TEST(LombScargleMultiterm, MatchesChi2ReferenceEveryNormalizationBatched) {
             options.fit_mean = fit_mean;
             options.center_data = center_data;
             options.normalization = ls::normalization_from_name(normalization);
+            options.algorithm = ls::Algorithm::direct;  // auto: the NUFFT's sums on this grid (below)
             const auto power_double = run<double>(batch, grid, options);
             const auto power_float = run<float>(batch, grid, options);
             for (std::size_t s = 0; s < batch.size(); ++s) {
@@ -140,6 +141,96 @@ TEST(LombScargleMultiterm, MatchesChi2ReferenceEveryNormalizationBatched) {
             }
           }
         }
+      }
+    }
+  }
+}
+
+// The NUFFT's multi-term sums (harmonic k of f0 + m df as a NUFFT on k f0 +
+// m k df, nufft.hpp) against the direct multi-term sums on the same data,
+// relative to the peak as the one-term NUFFT tests hold it: every
+// normalization, fit_mean and center_data, with and without dy, a ragged
+// batch, float and double, whole and segmented grids (nufft_grid_limit 64:
+// 38 segments). The grid starts far below 1 / baseline, where the NUFFT sums
+// the ill-conditioned frequencies directly.
+TEST(LombScargleMultiterm, NufftMatchesDirectEveryNormalizationBatched) {
+  for (bool with_dy : {false, true}) {
+    const std::vector<ls::Series> batch{two_harmonics(157, 20.0, 0.7, 31, with_dy),
+                                        two_harmonics(64, 12.0, 1.3, 32, with_dy),
+                                        two_harmonics(211, 30.0, 0.45, 33, with_dy)};
+    const ls::FrequencyGrid grid = ls::uniform_grid(0.005, 3.0, 1201, /*angular=*/false);
+    for (int nterms = 2; nterms <= 3; ++nterms) {
+      for (bool fit_mean : {false, true}) {
+        for (bool center_data : {false, true}) {
+          for (const std::string& normalization : normalizations) {
+            for (long long limit : {0LL, 64LL}) {
+              ls::Options options;
+              options.nterms = nterms;
+              options.fit_mean = fit_mean;
+              options.center_data = center_data;
+              options.normalization = ls::normalization_from_name(normalization);
+              options.nufft_grid_limit = limit;
+              options.algorithm = ls::Algorithm::direct;
+              const auto direct_double = run<double>(batch, grid, options);
+              const auto direct_float = run<float>(batch, grid, options);
+              options.algorithm = ls::Algorithm::nufft;
+              const auto nufft_double = run<double>(batch, grid, options);
+              const auto nufft_float = run<float>(batch, grid, options);
+              for (std::size_t s = 0; s < batch.size(); ++s) {
+                const std::string what =
+                    normalization + " nterms=" + std::to_string(nterms) + " fit_mean=" + std::to_string(fit_mean) +
+                    " center_data=" + std::to_string(center_data) + " dy=" + std::to_string(with_dy) +
+                    " limit=" + std::to_string(limit) + " series " + std::to_string(s);
+                EXPECT_LT(peak_relative_error(nufft_double[s], direct_double[s]), 1e-10) << what;
+                EXPECT_LT(peak_relative_error(nufft_float[s], direct_float[s]), 1e-4) << what;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(LombScargleMultiterm, NufftBatchEqualsSeriesAlone) {
+  // Each series' grids, transform and solve are its own: bit for bit alone
+  // and in a batch (the streaming driver's chunks rely on it).
+  const std::vector<ls::Series> batch{two_harmonics(64, 5.0, 1.0, 5, true), two_harmonics(301, 9.0, 2.0, 6, true),
+                                      two_harmonics(17, 2.0, 0.5, 7, true), two_harmonics(90, 7.0, 1.5, 8, true)};
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.05, 3.0, 500, false);
+  ls::Options options;
+  options.nterms = 3;
+  options.algorithm = ls::Algorithm::nufft;
+  const auto power = run<float>(batch, grid, options);
+  for (std::size_t s = 0; s < batch.size(); ++s) {
+    const auto single = run<float>({batch[s]}, grid, options)[0];
+    for (std::size_t k = 0; k < grid.size(); ++k) ASSERT_EQ(power[s][k], single[k]) << "series " << s << " " << k;
+  }
+}
+
+TEST(LombScargleMultiterm, NufftOnLongGridsMatchesDirect) {
+  // 80000 frequencies: 3 nterms sums of 1.5 x 80000 points are more than the
+  // host path's 8 MiB a series, so host backends take the chunked path
+  // (samples sorted per harmonic, gather spreading, one transform over the
+  // chunk's rows), the path GPUs take.
+  const std::vector<ls::Series> batch{two_harmonics(120, 50.0, 0.7, 41, true), two_harmonics(75, 40.0, 3.1, 42, true)};
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.01, 40.0, 80000, false);
+  for (int nterms = 2; nterms <= 3; ++nterms) {
+    for (bool fit_mean : {false, true}) {
+      ls::Options options;
+      options.nterms = nterms;
+      options.fit_mean = fit_mean;
+      options.algorithm = ls::Algorithm::direct;
+      const auto direct_double = run<double>(batch, grid, options);
+      const auto direct_float = run<float>(batch, grid, options);
+      options.algorithm = ls::Algorithm::nufft;
+      const auto nufft_double = run<double>(batch, grid, options);
+      const auto nufft_float = run<float>(batch, grid, options);
+      for (std::size_t s = 0; s < batch.size(); ++s) {
+        const std::string what = "nterms=" + std::to_string(nterms) + " fit_mean=" + std::to_string(fit_mean) +
+                                 " series " + std::to_string(s);
+        EXPECT_LT(peak_relative_error(nufft_double[s], direct_double[s]), 1e-10) << what;
+        EXPECT_LT(peak_relative_error(nufft_float[s], direct_float[s]), 1e-4) << what;
       }
     }
   }
@@ -183,16 +274,19 @@ TEST(LombScargleMultiterm, ExactTwoHarmonicSignalHasUnitStandardPowerOnlyWithTwo
   const ls::FrequencyGrid grid = ls::uniform_grid(0.5, 1.125, 101, false);  // step 1/160, f0 on the grid
   const std::size_t at_f0 = 50;
   ASSERT_NEAR(grid.values[at_f0], f0, 1e-12);
-  for (int nterms = 1; nterms <= 3; ++nterms) {
-    ls::Options options;
-    options.nterms = nterms;
-    const auto power = run<double>({series}, grid, options)[0];
-    const auto peak = std::max_element(power.begin(), power.end()) - power.begin();
-    EXPECT_EQ(static_cast<std::size_t>(peak), at_f0) << nterms;
-    if (nterms == 1)
-      EXPECT_LT(power[at_f0], 0.95);
-    else
-      EXPECT_NEAR(power[at_f0], 1.0, 1e-10) << nterms;
+  for (const auto algorithm : {ls::Algorithm::direct, ls::Algorithm::nufft}) {
+    for (int nterms = 1; nterms <= 3; ++nterms) {
+      ls::Options options;
+      options.nterms = nterms;
+      options.algorithm = algorithm;
+      const auto power = run<double>({series}, grid, options)[0];
+      const auto peak = std::max_element(power.begin(), power.end()) - power.begin();
+      EXPECT_EQ(static_cast<std::size_t>(peak), at_f0) << nterms;
+      if (nterms == 1)
+        EXPECT_LT(power[at_f0], 0.95);
+      else
+        EXPECT_NEAR(power[at_f0], 1.0, 1e-10) << nterms << " " << ls::name_of(algorithm);
+    }
   }
 }
 
@@ -243,6 +337,16 @@ TEST(LombScargleMultiterm, DependentColumnsGiveTheFitOnTheRest) {
     options.nterms = nterms;
     const double p = run<double>({series}, grid, options)[0][0];
     EXPECT_NEAR(p, ya * ya / yy, 1e-12) << nterms;
+    // The NUFFT on a uniform grid through 1/2: its pivots there fall below the
+    // guard, so it sums that frequency directly, as the direct path does.
+    const ls::FrequencyGrid uniform = ls::uniform_grid(0.25, 0.75, 101, false);
+    ASSERT_NEAR(uniform.values[50], 0.5, 1e-15);
+    options.algorithm = ls::Algorithm::direct;
+    const auto direct = run<double>({series}, uniform, options)[0];
+    options.algorithm = ls::Algorithm::nufft;
+    const auto nufft = run<double>({series}, uniform, options)[0];
+    EXPECT_NEAR(nufft[50], ya * ya / yy, 1e-12) << nterms;
+    EXPECT_LT(peak_relative_error(nufft, direct), 1e-10) << nterms;
   }
 }
 
@@ -269,15 +373,27 @@ TEST(LombScargleMultiterm, RefusesWhatItCannotCompute) {
   classic.form = ls::Form::classic;
   classic.nterms = 2;
   expect_option_error(classic, "nterms", "generalized form");
-  for (const auto algorithm : {ls::Algorithm::tiled, ls::Algorithm::recurrence, ls::Algorithm::nufft}) {
+  for (const auto algorithm : {ls::Algorithm::tiled, ls::Algorithm::recurrence}) {
     ls::Options options;
     options.nterms = 2;
     options.algorithm = algorithm;
-    expect_option_error(options, "algorithm", "use auto or direct");
+    expect_option_error(options, "algorithm", "nterms > 1 runs direct or nufft");
   }
+  // auto: the NUFFT where nterms 1 would take it (uniform grids from
+  // nufft_minimum_frequencies on), else direct.
   ls::Options automatic;
   automatic.nterms = ls::max_nterms;
-  EXPECT_EQ(ls::Periodogram<float>({series}, grid, automatic).algorithm(), ls::Algorithm::direct);
+  EXPECT_EQ(ls::Periodogram<float>({series}, grid, automatic).algorithm(), ls::Algorithm::nufft);
+  EXPECT_EQ(ls::Periodogram<float>({series}, ls::uniform_grid(0.1, 2.0, 31, false), automatic).algorithm(),
+            ls::Algorithm::direct);
+  const ls::FrequencyGrid listed = ls::explicit_grid({0.3, 0.5, 0.6}, false);
+  EXPECT_EQ(ls::Periodogram<float>({series}, listed, automatic).algorithm(), ls::Algorithm::direct);
+  // The NUFFT's sums need a uniform grid.
+  ls::Options nufft;
+  nufft.nterms = 2;
+  nufft.algorithm = ls::Algorithm::nufft;
+  expect_input_error([&] { ls::Periodogram<double> periodogram({series}, listed, nufft); },
+                     "the nufft algorithm needs a uniform frequency grid (use direct)");
   // Too few samples for the model's 1 + 2 nterms parameters.
   ls::Series short_series = two_harmonics(6, 10.0, 1.0, 9, false);
   ls::Options three;
