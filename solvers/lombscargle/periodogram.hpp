@@ -46,6 +46,8 @@ constexpr int recurrence_steps() {
 // cores, 4000 curves took 0.14 s against 3.1 s at M = 32 and 0.27 s against
 // 5.7 s at M = 256 (2026-11-25), hence 32 there.
 constexpr std::size_t nufft_minimum_frequencies = std::is_same<ExecSpace::memory_space, HostSpace>::value ? 32 : 256;
+// Whether auto runs nterms > 1 on the NUFFT (hosts) or the direct sums (GPUs).
+constexpr bool host_multiterm_nufft = std::is_same<ExecSpace::memory_space, HostSpace>::value;
 
 // The NUFFT's tolerance with the options' default (0) resolved for T.
 template <class T>
@@ -54,9 +56,10 @@ double nufft_tolerance(const Options& options) {
 }
 
 // The algorithm `automatic` resolves to for this grid and backend. nterms > 1
-// runs the direct or the NUFFT algorithm: automatic resolves to the NUFFT
-// where it would for nterms 1 (uniform grids from nufft_minimum_frequencies
-// on), else to direct; tiled and recurrence are an OptionError("algorithm").
+// runs the direct or the NUFFT algorithm: automatic resolves, on hosts
+// (host_multiterm_nufft), to the NUFFT where it would for nterms 1 (uniform
+// grids from nufft_minimum_frequencies on), else and on GPUs to direct;
+// tiled and recurrence are an OptionError("algorithm").
 Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int nterms = 1);
 
 // The checks of Options on their own (OptionError naming the field):

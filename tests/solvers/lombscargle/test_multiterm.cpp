@@ -379,11 +379,12 @@ TEST(LombScargleMultiterm, RefusesWhatItCannotCompute) {
     options.algorithm = algorithm;
     expect_option_error(options, "algorithm", "nterms > 1 runs direct or nufft");
   }
-  // auto: the NUFFT where nterms 1 would take it (uniform grids from
-  // nufft_minimum_frequencies on), else direct.
+  // auto: on hosts the NUFFT where nterms 1 would take it (uniform grids
+  // from nufft_minimum_frequencies on), else direct; on GPUs direct.
   ls::Options automatic;
   automatic.nterms = ls::max_nterms;
-  EXPECT_EQ(ls::Periodogram<float>({series}, grid, automatic).algorithm(), ls::Algorithm::nufft);
+  EXPECT_EQ(ls::Periodogram<float>({series}, grid, automatic).algorithm(),
+            ls::host_multiterm_nufft ? ls::Algorithm::nufft : ls::Algorithm::direct);
   EXPECT_EQ(ls::Periodogram<float>({series}, ls::uniform_grid(0.1, 2.0, 31, false), automatic).algorithm(),
             ls::Algorithm::direct);
   const ls::FrequencyGrid listed = ls::explicit_grid({0.3, 0.5, 0.6}, false);
