@@ -117,11 +117,17 @@ class Hierarchy {
   // Host sweeps (RedBlackRowBlocks): a block of rows per thread, at least
   // least_block_rows of them so that a block's own rows carry most updates.
   [[maybe_unused]] static constexpr int least_block_rows = 8;
-  void sweep_row_blocks(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first) {
-    const int rows = level.op.rows;
+  struct RowBlocks {
+    int block_rows, blocks;
+  };
+  // `rows` split into one block per thread, each at least least_block_rows.
+  static RowBlocks row_blocks(const ExecSpace& exec, int rows) {
     const int threads = std::max(1, static_cast<int>(exec.concurrency()));
     const int block_rows = std::max(least_block_rows, (rows + threads - 1) / threads);
-    const int blocks = (rows + block_rows - 1) / block_rows;
+    return RowBlocks{block_rows, (rows + block_rows - 1) / block_rows};
+  }
+  void sweep_row_blocks(const ExecSpace& exec, Level<T>& level, int sweeps, bool black_first) {
+    const auto [block_rows, blocks] = row_blocks(exec, level.op.rows);
     const RedBlackRowBlocks<T> kernel{level.u, level.f, level.op, black_first ? Black::parity : Red::parity,
                                       block_rows};
     for (int s = 0; s < sweeps; ++s) {
@@ -164,9 +170,7 @@ class Hierarchy {
   void restrict_residual_rows(const ExecSpace& exec, const Level<T>& fine, const Level<T>& coarse) {
     using Kernel = RestrictResidualRows<T>;
     const int coarse_rows = coarse.op.rows;
-    const int threads = std::max(1, static_cast<int>(exec.concurrency()));
-    const int block_rows = std::max(least_block_rows, (coarse_rows + threads - 1) / threads);
-    const int blocks = (coarse_rows + block_rows - 1) / block_rows;
+    const auto [block_rows, blocks] = row_blocks(exec, coarse_rows);
     const std::size_t columns = static_cast<std::size_t>(fine.op.cols) + 2;
     if (residual_rows_.extent(0) < std::size_t(blocks) || residual_rows_.extent(2) < columns)
       residual_rows_ = decltype(residual_rows_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_rows"),
