@@ -1,9 +1,11 @@
 #include "distributed/grid_decomposition.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace portasolve::distributed {
 
@@ -49,6 +51,23 @@ GridDecomposition::GridDecomposition(MPI_Comm comm, std::int64_t rows, std::int6
   // No reordering: rank r's block is the same whatever the MPI library, so
   // files and logs name the same block for the same rank.
   MPI_Cart_create(comm, 2, dims_.data(), periods, /*reorder=*/0, &cart_);
+  for (int dim = 0; dim < 2; ++dim) {
+    std::vector<std::int64_t>& starts = dim == 0 ? row_starts_ : col_starts_;
+    const std::int64_t interior = (dim == 0 ? rows : cols) - 2;
+    for (int part = 0; part < dims_[dim]; ++part) starts.push_back(1 + block_span(interior, dims_[dim], part).first);
+    starts.push_back(1 + interior);
+  }
+  find_place();
+}
+
+GridDecomposition::GridDecomposition(MPI_Comm cart, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims,
+                                     std::vector<std::int64_t> row_starts, std::vector<std::int64_t> col_starts)
+    : rows_(rows), cols_(cols), dims_(dims), row_starts_(std::move(row_starts)), col_starts_(std::move(col_starts)) {
+  MPI_Comm_dup(cart, &cart_);  // keeps the Cartesian topology
+  find_place();
+}
+
+void GridDecomposition::find_place() {
   MPI_Comm_rank(cart_, &rank_);
   MPI_Cart_coords(cart_, rank_, 2, coords_.data());
   MPI_Cart_shift(cart_, 0, 1, &north_, &south_);
@@ -65,21 +84,48 @@ GridDecomposition::~GridDecomposition() {
 
 namespace {
 
-// The interior points (all but the first and last of `points`) along
-// dimension `dim` (0 rows, 1 columns) that `rank` of `cart` owns.
-Span interior_owned_by(MPI_Comm cart, int rank, int dim, std::int64_t points, int parts) {
-  int coords[2];
-  MPI_Cart_coords(cart, rank, 2, coords);
-  Span span = block_span(points - 2, parts, coords[dim]);
-  span.first += 1;
-  return span;
+// The span of part `part` between consecutive starts.
+Span part_of(const std::vector<std::int64_t>& starts, int part) {
+  return Span{starts[part], starts[part + 1] - starts[part]};
+}
+
+// Coarse point c keeps fine point 2c: the first coarse point at or after
+// fine point g is ceil(g / 2).
+std::vector<std::int64_t> coarse_starts(const std::vector<std::int64_t>& fine_starts) {
+  std::vector<std::int64_t> starts;
+  for (const std::int64_t g : fine_starts) starts.push_back((g + 1) / 2);
+  return starts;
 }
 
 }  // namespace
 
-Span GridDecomposition::rows_owned_by(int rank) const { return interior_owned_by(cart_, rank, 0, rows_, dims_[0]); }
+Span GridDecomposition::rows_owned_by(int rank) const {
+  int coords[2];
+  MPI_Cart_coords(cart_, rank, 2, coords);
+  return part_of(row_starts_, coords[0]);
+}
 
-Span GridDecomposition::cols_owned_by(int rank) const { return interior_owned_by(cart_, rank, 1, cols_, dims_[1]); }
+Span GridDecomposition::cols_owned_by(int rank) const {
+  int coords[2];
+  MPI_Cart_coords(cart_, rank, 2, coords);
+  return part_of(col_starts_, coords[1]);
+}
+
+std::unique_ptr<GridDecomposition> GridDecomposition::coarsened(bool rows, bool cols) const {
+  const auto coarse_extent = [](std::int64_t extent, bool coarsen) {
+    return coarsen ? (extent - 2) / 2 + 2 : extent;  // interior n -> floor(n / 2)
+  };
+  return std::unique_ptr<GridDecomposition>(new GridDecomposition(
+      cart_, coarse_extent(rows_, rows), coarse_extent(cols_, cols), dims_,
+      rows ? coarse_starts(row_starts_) : row_starts_, cols ? coarse_starts(col_starts_) : col_starts_));
+}
+
+std::int64_t GridDecomposition::thinnest_block(int dim) const {
+  const std::vector<std::int64_t>& starts = dim == 0 ? row_starts_ : col_starts_;
+  std::int64_t thinnest = starts.back() - starts.front();
+  for (int part = 0; part < dims_[dim]; ++part) thinnest = std::min(thinnest, part_of(starts, part).count);
+  return thinnest;
+}
 
 std::vector<double> GridDecomposition::local_block(const double* global, int halo) const {
   const std::int64_t local_rows = rows_owned_.count + 2 * halo, local_cols = cols_owned_.count + 2 * halo;

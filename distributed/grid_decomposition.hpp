@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace portasolve::distributed {
@@ -67,9 +68,25 @@ class GridDecomposition {
   // `global` is left as it was.
   void all_gather_owned(const std::vector<double>& owned, double* global) const;
 
+  // The next coarser grid of vertex-centred multigrid (a direction coarsened
+  // keeps the interior points at even positions 2, 4, ...: fine point 2c
+  // becomes coarse point c) over the same ranks: each rank owns the coarse
+  // points whose fine positions it owned, so its block may be empty. Same
+  // process grid and neighbours, on a duplicate of comm(). Collective.
+  std::unique_ptr<GridDecomposition> coarsened(bool rows, bool cols) const;
+  // The fewest points any rank owns down (0) or across (1).
+  std::int64_t thinnest_block(int dim) const;
+
  private:
+  GridDecomposition(MPI_Comm cart, std::int64_t rows, std::int64_t cols, std::array<int, 2> dims,
+                    std::vector<std::int64_t> row_starts, std::vector<std::int64_t> col_starts);
+  void find_place();
+
   std::int64_t rows_, cols_;
   std::array<int, 2> dims_{1, 1}, coords_{0, 0};
+  // Where each process row's (column's) block starts, global interior
+  // indices, with the end (rows - 1, cols - 1) last: dims + 1 entries.
+  std::vector<std::int64_t> row_starts_, col_starts_;
   MPI_Comm cart_ = MPI_COMM_NULL;
   int rank_ = 0;
   Span rows_owned_, cols_owned_;

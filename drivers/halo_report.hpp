@@ -27,6 +27,7 @@ inline void report_ranks(RunContext& context, const distributed::GridDecompositi
   output.set_attribute("halo_transport", transport);
   double slowest[2] = {halo.seconds, halo.arrays_seconds};
   MPI_Allreduce(MPI_IN_PLACE, slowest, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  output.set_attribute("halo_exchanges", halo.exchanges);  // rank 0's, whole rings (a multigrid level's each)
   output.set_attribute("halo_s", slowest[0]);
   output.set_attribute("local_arrays_s", slowest[1]);
   char line[240];

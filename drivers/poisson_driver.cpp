@@ -100,6 +100,11 @@ void add_poisson_schema(config::Schema& schema) {
               defaults.multigrid.coarsest_size)
       .at_least(1)
       .at_most(poisson::max_coarsest_size);
+  add_integer(schema, "poisson.multigrid.gather",
+              "multigrid over MPI ranks: the first coarse level with at most this many points is gathered onto "
+              "every rank",
+              defaults.multigrid.gather_size)
+      .at_least(1);
   add_boolean(schema, "poisson.multigrid.fmg", "multigrid: full multigrid start (the first cycle)",
               defaults.multigrid.fmg);
   add_real(schema, "poisson.multigrid.jacobi_omega", "multigrid: the Jacobi smoother's weight",
@@ -150,6 +155,7 @@ const OptionTable<ps::SolverOptions>& solver_option_table() {
           {"multigrid.pre_sweeps", value(&O::multigrid, &M::pre_sweeps)},
           {"multigrid.post_sweeps", value(&O::multigrid, &M::post_sweeps)},
           {"multigrid.coarsest_size", "poisson.multigrid.coarsest", value(&O::multigrid, &M::coarsest_size)},
+          {"multigrid.gather_size", "poisson.multigrid.gather", value(&O::multigrid, &M::gather_size)},
           {"multigrid.fmg", value(&O::multigrid, &M::fmg)},
           {"multigrid.jacobi_omega", value(&O::multigrid, &M::jacobi_omega)},
           {"spectral_fft", "poisson.spectral.fft", choice(ps::spectral_fft_from_name, &O::spectral_fft)},
@@ -535,11 +541,12 @@ void run_poisson(RunContext& context) {
 
 void check_poisson_ranks(const config::Config& config, int ranks) {
   const std::string solver = config.string("poisson.solver");
-  if (solver != "jacobi" && solver != "jacobi_blocked" && solver != "auto" && solver != "cg" && solver != "cg_fused")
+  if (solver != "jacobi" && solver != "jacobi_blocked" && solver != "auto" && solver != "cg" && solver != "cg_fused" &&
+      solver != "multigrid")
     throw ConfigError(config.where("poisson.solver"), "poisson.solver",
                       "'" + solver + "' runs on one rank only so far, this run has " + std::to_string(ranks),
-                      "jacobi, jacobi_blocked or cg (auto means jacobi, cg_fused runs as cg over MPI ranks), or run "
-                      "without mpirun");
+                      "jacobi, jacobi_blocked, cg or multigrid (auto means jacobi, cg_fused runs as cg over MPI "
+                      "ranks), or run without mpirun");
   if (solver == "jacobi_blocked" && config.string("poisson.blocked.kernel") == "resident")
     throw ConfigError(config.where("poisson.blocked.kernel"), "poisson.blocked.kernel",
                       "'resident' keeps the whole grid in one launch and runs on one rank only",

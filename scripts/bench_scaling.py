@@ -9,8 +9,9 @@ count's bit for bit (or to rounding where the issue promises only that: CG resid
 
 Workloads (issue 26's sizes by default; --scale shrinks every size for a quick run on a CPU):
   poisson     plain Jacobi, 16384^2 float, --poisson-sweeps sweeps (halo of 1 exchanged every sweep)
-  poisson_blocked  the same with jacobi_blocked, 8 sweeps a launch (a deep halo of 8 exchanged every 8 sweeps;
-              multigrid does not run over ranks yet)
+  poisson_blocked  the same with jacobi_blocked, 8 sweeps a launch (a deep halo of 8 exchanged every 8 sweeps)
+  poisson_multigrid  V(2,2) multigrid cycles to a relative residual of 1e-6, 16384^2 float (levels split over
+              the ranks down to poisson.multigrid.gather points, the rest gathered onto every rank)
   smoothing   3x3 box, 32768^2 float, 100 passes (fused k passes a launch on one rank and over ranks, where a
               ring k deep is exchanged once a launch)
   lombscargle 10^6 synthetic series x 300 samples x 10^4 frequencies, peaks only, split by series; time is the
@@ -53,6 +54,11 @@ def workloads(args):
     return {
         "poisson": jacobi("jacobi", 1),
         "poisson_blocked": jacobi("jacobi_blocked", 8),
+        "poisson_multigrid": dict(
+            title=f"Poisson multigrid V(2,2) {side(16384)}^2 float to 1e-6",
+            config="poisson_large_multigrid.yaml",
+            sets={"problem.rows": side(16384), "problem.cols": side(16384), "run.warmup": 1, "run.repeats": 3},
+            exact=["output/solution"], close=[], clock="solve_s"),
         "smoothing": dict(
             title=f"smoothing box 3x3 {side(32768)}^2 float, 100 passes",
             config="smoothing_100_passes.yaml",
@@ -93,7 +99,7 @@ def main():
     parser.add_argument("--bin", default="build/openmp/bin/portasolve")
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--ranks", default="1,2")
-    parser.add_argument("--only", default="poisson,poisson_blocked,smoothing,lombscargle,lorenz05")
+    parser.add_argument("--only", default="poisson,poisson_blocked,poisson_multigrid,smoothing,lombscargle,lorenz05")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every size (1: issue 26's sizes)")
     parser.add_argument("--poisson-sweeps", type=int, default=1000)
     parser.add_argument("--lorenz-steps", type=int, default=10)

@@ -25,6 +25,7 @@
 #include "solvers/poisson/detail/cg_kernels.hpp"
 #include "solvers/poisson/detail/check_schedule.hpp"
 #include "solvers/poisson/detail/methods.hpp"
+#include "solvers/poisson/detail/multigrid_ranks.hpp"
 #include "solvers/poisson/detail/stencil.hpp"
 
 namespace portasolve::poisson {
@@ -472,10 +473,11 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
   if (options.method == Method::automatic) options.method = Method::jacobi;
   const bool cg = options.method == Method::cg || options.method == Method::cg_fused;
   const bool blocked = options.method == Method::jacobi_blocked;
-  if (options.method != Method::jacobi && !blocked && !cg)
+  const bool multigrid = options.method == Method::multigrid;
+  if (options.method != Method::jacobi && !blocked && !cg && !multigrid)
     throw OptionError("method", "Poisson over " + std::to_string(grid.size()) + " MPI ranks: method " +
                                     name_of(options.method) +
-                                    " does not run distributed yet; jacobi, jacobi_blocked and cg do");
+                                    " does not run distributed yet; jacobi, jacobi_blocked, cg and multigrid do");
   if (blocked && options.blocked_kernel == BlockedKernel::resident)
     throw OptionError("blocked_kernel",
                       "jacobi_blocked over MPI ranks: blocked kernel resident keeps the whole grid in one launch; use "
@@ -509,10 +511,18 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
   LocalGrid<T> local(grid, rhs, arrays.ring_one);
   local.exchange(x);
   CheckSchedule schedule(options, local.reference_norm(x), on_check);
-  std::optional<HaloStatistics> deep_halo;
+  std::optional<HaloStatistics> deep_halo;  // jacobi_blocked's and multigrid's own exchanges
   if (!schedule.record(0, local.residual_norm(x))) {
     if (cg)
       run_cg(local, x, options, schedule);
+    else if (multigrid)
+      run_multigrid_over_ranks(
+          grid, x, rhs, options.multigrid, schedule,
+          [&] {
+            local.exchange(x);
+            return local.residual_norm(x);
+          },
+          deep_halo.emplace());
     else if (blocked)
       run_jacobi_blocked(local, arrays, x, options, schedule, deep_halo.emplace());
     else

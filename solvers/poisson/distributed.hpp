@@ -20,6 +20,14 @@
 // ranks in rank order, so the iterates agree with one rank's to rounding and
 // reach the same tolerance within a step or two.
 //
+// multigrid: the single-rank cycles (dirichlet) with every level split like
+// the grid while its blocks stay a few points thick and it holds more than
+// multigrid.gather_size points; that level and the coarser ones are
+// gathered onto every rank and run there (detail/multigrid_ranks.hpp).
+// Every point is updated from the same values as on one rank: the iterates
+// are the single-rank multigrid's bit for bit, the residual histories agree
+// to rounding.
+//
 // These run on the default execution space instance: there is no overload
 // taking an instance (solve(exec, ...) is single-rank), since the halo
 // exchange (distributed/) packs on the default instance and waits with
@@ -40,7 +48,7 @@ using HaloStatistics = distributed::HaloStatistics;
 // x, rhs: this rank's local arrays, (rows_owned + 2) x (cols_owned + 2): its
 // block plus a ring holding the grid's boundary values where the block
 // touches the grid's edge (the rest of the ring is filled here). Methods:
-// jacobi, jacobi_blocked, cg, cg_fused; others throw OptionError("method"),
+// jacobi, jacobi_blocked, cg, cg_fused, multigrid; others throw OptionError("method"),
 // blocks too thin for the deep halo or the resident blocked kernel
 // OptionError("sweeps_per_launch" / "blocked_kernel"), the multigrid
 // preconditioner OptionError("cg_preconditioner"), boundaries other than

@@ -128,6 +128,7 @@ void check(const MultigridOptions& options) {
   require(options.coarsest_size >= 1 && options.coarsest_size <= max_coarsest_size, "multigrid.coarsest_size",
           "multigrid coarsest must be in [1, " + std::to_string(max_coarsest_size) +
               "] points (dirichlet: interior points)");
+  require(options.gather_size >= 1, "multigrid.gather_size", "multigrid gather must be >= 1 point");
   // Weighted Jacobi for this operator converges for 0 < omega <= 1 only.
   require(options.jacobi_omega > 0 && options.jacobi_omega <= 1, "multigrid.jacobi_omega",
           "multigrid jacobi_omega must be in (0, 1]");

@@ -63,6 +63,11 @@ struct MultigridOptions {
   // Coarsening stops at a level with at most this many points (dirichlet:
   // interior points); that level is solved by Gauss-Seidel to rounding.
   int coarsest_size = 16;
+  // Over MPI ranks: the first coarse level with at most this many points
+  // (or where a rank would own fewer than a few points each way it is
+  // split) is gathered onto every rank, which runs that level and the
+  // coarser ones itself, in place of exchanges that carry almost nothing.
+  int gather_size = 4096;
   bool fmg = false;           // full multigrid start (counted as the first cycle)
   double jacobi_omega = 0.8;  // weighted Jacobi smoother's weight, in (0, 1]
 };

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "distributed/grid_decomposition.hpp"
@@ -161,6 +163,44 @@ TYPED_TEST(HaloExchangeTest, EachOfSeveralExchangesBringsItsOwnRound) {
 }
 
 // Two exchanges of one solver (across, then down) report together.
+// Multigrid's coarse levels over the same ranks: fine point 2c becomes
+// coarse point c, so each rank owns the coarse points of its fine ones,
+// the coarse blocks tile the coarse interior (1 .. n / 2), the process grid
+// and neighbours stay, and a one-row block may own none.
+TEST(GridDecomposition, CoarsenedKeepsEachRankOnTheCoarsePointsOfItsFinePoints) {
+  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{37, 53}, {6, 40}, {66, 9}, {3, 30}}) {
+    if (world_size() > (rows - 2) * (cols - 2)) continue;
+    const pd::GridDecomposition fine(MPI_COMM_WORLD, rows, cols);
+    for (const auto& [down, across] : {std::pair<bool, bool>{true, true}, {true, false}, {false, true}}) {
+      if ((down && rows - 2 < 2) || (across && cols - 2 < 2)) continue;
+      const auto coarse = fine.coarsened(down, across);
+      EXPECT_EQ(coarse->global_rows(), down ? (rows - 2) / 2 + 2 : rows);
+      EXPECT_EQ(coarse->global_cols(), across ? (cols - 2) / 2 + 2 : cols);
+      EXPECT_EQ(coarse->dims(), fine.dims());
+      EXPECT_EQ(coarse->rank(), fine.rank());
+      EXPECT_EQ(coarse->north(), fine.north());
+      EXPECT_EQ(coarse->east(), fine.east());
+      std::int64_t owned_rows = 0, owned_cols = 0, thinnest_rows = coarse->global_rows();
+      for (int r = 0; r < fine.size(); ++r) {
+        int coords[2];
+        MPI_Cart_coords(fine.comm(), r, 2, coords);
+        const pd::Span f = fine.rows_owned_by(r), c = coarse->rows_owned_by(r);
+        // Coarse row k is this rank's exactly when its fine row is.
+        for (std::int64_t k = 1; k + 1 < coarse->global_rows(); ++k) {
+          const std::int64_t fine_row = down ? 2 * k : k;
+          EXPECT_EQ(k >= c.first && k < c.first + c.count, fine_row >= f.first && fine_row < f.first + f.count)
+              << rows << "x" << cols << " coarse row " << k << " rank " << r;
+        }
+        if (coords[1] == 0) owned_rows += c.count, thinnest_rows = std::min(thinnest_rows, c.count);
+        if (coords[0] == 0) owned_cols += coarse->cols_owned_by(r).count;
+      }
+      EXPECT_EQ(owned_rows, coarse->global_rows() - 2);
+      EXPECT_EQ(owned_cols, coarse->global_cols() - 2);
+      EXPECT_EQ(coarse->thinnest_block(0), thinnest_rows);
+    }
+  }
+}
+
 TEST(HaloTransport, CombinedNamesWhatTravelledOverBothExchanges) {
   using pd::HaloTransport;
   EXPECT_EQ(pd::combined(HaloTransport::no_neighbours, HaloTransport::staged), HaloTransport::staged);

@@ -76,14 +76,21 @@ void make_level_grids(const ExecSpace& exec, Level& level, std::size_t l, int ro
     level.step = zeroed_on<View2D<T>>(exec, name + "_step", rows, cols);
 }
 
+struct NothingFirst {
+  void operator()() const {}
+};
+
 // `sweeps` weighted Jacobi (options.smoother jacobi) or Chebyshev sweeps on
 // one level's points (its u, f, residual, step and op), each from the
-// residual f - L u formed first.
-template <class T, class Level>
+// residual f - L u formed first, after first() (over MPI ranks: u's halo
+// exchange).
+template <class T, class Level, class First = NothingFirst>
 void smooth_from_residual(const ExecSpace& exec, const GridRectangle& points, const Level& level,
-                          const MultigridOptions& options, const ChebyshevCoefficients& chebyshev, int sweeps) {
+                          const MultigridOptions& options, const ChebyshevCoefficients& chebyshev, int sweeps,
+                          const First& first = {}) {
   using Op = decltype(level.op);
   for (int s = 0; s < sweeps; ++s) {
+    first();
     for_rectangle(exec, "poisson_mg_residual", points,
                   LevelResidual<T, Op>{level.u, level.f, level.residual, level.op});
     if (options.smoother == MultigridSmoother::jacobi)

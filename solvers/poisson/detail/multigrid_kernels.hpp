@@ -38,7 +38,7 @@ struct RedBlackSweep {
   View2D<const T> f;
   LevelOperator<T> op;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
-    if (((i + j) & 1) == Colour::parity) relax_point(u, f, op, i, j);
+    if (op.parity(i, j) == Colour::parity) relax_point(u, f, op, i, j);
   }
 };
 
@@ -115,14 +115,15 @@ struct StartPreconditioner {
 };
 
 // residual = f - L u, formed in Sum.
-template <class T, class Op = LevelOperator<T>>
+// (Stored: T for the smoothers; Sum for the restriction over MPI ranks.)
+template <class T, class Op = LevelOperator<T>, class Stored = T>
 struct LevelResidual {
   View2D<const T> u, f;
-  View2D<T> residual;
+  View2D<Stored> residual;
   Op op;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
     using Sum = typename Accumulator<T>::type;
-    residual(i, j) = static_cast<T>(Sum(f(i, j)) - op.template apply<Sum>(u, i, j));
+    residual(i, j) = static_cast<Stored>(Sum(f(i, j)) - op.template apply<Sum>(u, i, j));
   }
 };
 
@@ -156,29 +157,52 @@ struct ChebyshevStep {
 // The coarse right-hand side R (f - L u) at each coarse point, the fine
 // residuals formed where they are gathered (never stored), and the coarse
 // iterate zeroed for the correction it will hold.
+// The weighted sum R r at coarse point (ci, cj) of the fine residuals
+// fine.fine_residual(i, j) (in Sum) it gathers, rows outermost.
+template <class Sum, class T, class Tr, class Fine>
+KOKKOS_INLINE_FUNCTION Sum restricted(const Tr& row_transfer, const Tr& col_transfer, const int ci, const int cj,
+                                      const Fine& fine) {
+  int rows[Tr::most_gathers], cols[Tr::most_gathers];
+  T row_weight[Tr::most_gathers], col_weight[Tr::most_gathers];
+  const int n_rows = row_transfer.gathers(ci, rows, row_weight);
+  const int n_cols = col_transfer.gathers(cj, cols, col_weight);
+  Sum sum = 0;
+  for (int a = 0; a < n_rows; ++a) {
+    Sum row_sum = 0;
+    for (int b = 0; b < n_cols; ++b) row_sum += Sum(col_weight[b]) * fine.fine_residual(rows[a], cols[b]);
+    sum += Sum(row_weight[a]) * row_sum;
+  }
+  return sum;
+}
+
 template <class T, class Op = LevelOperator<T>, class Tr = Transfer<T>>
 struct RestrictResidual {
+  using Sum = typename Accumulator<T>::type;
   View2D<const T> u, f;  // fine
   Op op;                 // fine
   Tr row_transfer, col_transfer;
   View2D<T> coarse_u, coarse_f;
+  KOKKOS_INLINE_FUNCTION Sum fine_residual(const int i, const int j) const {
+    return Sum(f(i, j)) - op.template apply<Sum>(u, i, j);
+  }
   KOKKOS_INLINE_FUNCTION void operator()(const int ci, const int cj) const {
-    using Sum = typename Accumulator<T>::type;
-    int rows[Tr::most_gathers], cols[Tr::most_gathers];
-    T row_weight[Tr::most_gathers], col_weight[Tr::most_gathers];
-    const int n_rows = row_transfer.gathers(ci, rows, row_weight);
-    const int n_cols = col_transfer.gathers(cj, cols, col_weight);
-    Sum sum = 0;
-    for (int a = 0; a < n_rows; ++a) {
-      Sum row_sum = 0;
-      for (int b = 0; b < n_cols; ++b) {
-        const int i = rows[a], j = cols[b];
-        const Sum r = Sum(f(i, j)) - op.template apply<Sum>(u, i, j);
-        row_sum += Sum(col_weight[b]) * r;
-      }
-      sum += Sum(row_weight[a]) * row_sum;
-    }
-    coarse_f(ci, cj) = static_cast<T>(sum);
+    coarse_f(ci, cj) = static_cast<T>(restricted<Sum, T>(row_transfer, col_transfer, ci, cj, *this));
+    coarse_u(ci, cj) = T(0);
+  }
+};
+
+// RestrictResidual from fine residuals formed before (in Sum): over MPI
+// ranks, where those next to a block's edge come from the neighbours. The
+// same sums: the same bits.
+template <class T, class Tr>
+struct RestrictStoredResidual {
+  using Sum = typename Accumulator<T>::type;
+  View2D<const Sum> residual;  // fine
+  Tr row_transfer, col_transfer;
+  View2D<T> coarse_u, coarse_f;
+  KOKKOS_INLINE_FUNCTION Sum fine_residual(const int i, const int j) const { return residual(i, j); }
+  KOKKOS_INLINE_FUNCTION void operator()(const int ci, const int cj) const {
+    coarse_f(ci, cj) = static_cast<T>(restricted<Sum, T>(row_transfer, col_transfer, ci, cj, *this));
     coarse_u(ci, cj) = T(0);
   }
 };

@@ -45,20 +45,25 @@ inline Axis coarser(const Axis& fine, bool coarsen) {
 
 // The operator L u = cy (u up + u down) + cx (u left + u right) - diag u on
 // one level's interior 1..rows x 1..cols; diag is 2 cy + 2 cx except on the
-// last row or column, whose boundary lies end_distance away.
+// last row or column, whose boundary lies end_distance away. Over MPI ranks
+// a rank's block indexes its own points from 1: the shifts turn them into
+// the level's (zero on one rank).
 template <class T>
 struct LevelOperator {
-  T cy, cx;            // coupling along rows (i) and columns (j)
-  T centre;            // 2 cy + 2 cx
-  T row_end, col_end;  // added to the diagonal on row `rows`, column `cols`
-  int rows, cols;
+  T cy, cx;                          // coupling along rows (i) and columns (j)
+  T centre;                          // 2 cy + 2 cx
+  T row_end, col_end;                // added to the diagonal on row `rows`, column `cols`
+  int rows, cols;                    // the level's interior
+  int row_shift = 0, col_shift = 0;  // level index = local index + shift
 
   KOKKOS_INLINE_FUNCTION T diagonal(const int i, const int j) const {
     T d = centre;
-    if (i == rows) d += row_end;
-    if (j == cols) d += col_end;
+    if (i + row_shift == rows) d += row_end;
+    if (j + col_shift == cols) d += col_end;
     return d;
   }
+  // Red-black colour of local point (i, j): the parity of its level indices.
+  KOKKOS_INLINE_FUNCTION int parity(const int i, const int j) const { return (i + j + row_shift + col_shift) & 1; }
   // (L u)(i, j), formed in Sum.
   template <class Sum, class Grid>
   KOKKOS_INLINE_FUNCTION Sum apply(const Grid& u, const int i, const int j) const {
