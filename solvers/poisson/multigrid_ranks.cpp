@@ -238,9 +238,22 @@ class RankHierarchy {
     }
     for (int s = 0; s < sweeps; ++s) {
       rank.halo->exchange(level.u);
-      for_rectangle(exec, "poisson_mg_rank_red", block, RedBlackSweep<T, Red>{level.u, level.f, level.op});
+      half_sweep<Red>(exec, level, block);
       rank.halo->exchange(level.u);
-      for_rectangle(exec, "poisson_mg_rank_black", block, RedBlackSweep<T, Black>{level.u, level.f, level.op});
+      half_sweep<Black>(exec, level, block);
+    }
+  }
+
+  // One colour's points of the block: hosts a row per iteration, stepping
+  // over the other colour (RedBlackRowBlocks' rows), devices a point each.
+  template <class Colour>
+  static void half_sweep(const ExecSpace& exec, const Level<T>& level, const GridRectangle& block) {
+    if constexpr (host_execution) {
+      Kokkos::parallel_for("poisson_mg_rank_half_sweep_rows",
+                           Kokkos::RangePolicy<ExecSpace, OneColour>(exec, 1, block.rows + 1),
+                           RedBlackRowBlocks<T>{level.u, level.f, level.op, Colour::parity, 1});
+    } else {
+      for_rectangle(exec, "poisson_mg_rank_half_sweep", block, RedBlackSweep<T, Colour>{level.u, level.f, level.op});
     }
   }
 

@@ -52,6 +52,9 @@ struct RedBlackSweep {
 // update reads what it reads in two half sweeps: the same bits.
 struct FirstPass {};
 struct EdgeRows {};
+// Over MPI ranks a colour's halo must arrive before the other colour reads
+// it: one half sweep a launch, a row per iteration (hosts).
+struct OneColour {};
 
 template <class T>
 struct RedBlackRowBlocks {
@@ -61,10 +64,12 @@ struct RedBlackRowBlocks {
   int first_parity;  // the colour updated first: Red::parity or Black::parity
   int block_rows;
 
-  // The points of row i whose (i + j) has this parity, j = 1..cols.
+  // The points of row i of this parity (LevelOperator::parity), j = 1 to
+  // the last column of u's interior (a rank's block: fewer than op.cols).
   KOKKOS_INLINE_FUNCTION void update_row(const int i, const int parity) const {
-    const int first_column = 1 + ((i + 1 + parity) & 1);
-    for (int j = first_column; j <= op.cols; j += 2) relax_point(u, f, op, i, j);
+    const int first_column = 1 + ((i + op.row_shift + op.col_shift + 1 + parity) & 1);
+    const int last_column = static_cast<int>(u.extent(1)) - 2;
+    for (int j = first_column; j <= last_column; j += 2) relax_point(u, f, op, i, j);
   }
   KOKKOS_INLINE_FUNCTION int first_row(const int block) const { return 1 + block * block_rows; }
   KOKKOS_INLINE_FUNCTION int end_row(const int block) const {
@@ -78,6 +83,7 @@ struct RedBlackRowBlocks {
       if (i - 1 > begin) update_row(i - 1, 1 - first_parity);
     }
   }
+  KOKKOS_INLINE_FUNCTION void operator()(OneColour, const int i) const { update_row(i, first_parity); }
   KOKKOS_INLINE_FUNCTION void operator()(EdgeRows, const int block) const {
     const int begin = first_row(block), last = end_row(block) - 1;
     update_row(begin, 1 - first_parity);
