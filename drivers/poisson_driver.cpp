@@ -551,9 +551,6 @@ void check_poisson_ranks(const config::Config& config, int ranks) {
     throw ConfigError(config.where("poisson.blocked.kernel"), "poisson.blocked.kernel",
                       "'resident' keeps the whole grid in one launch and runs on one rank only",
                       "tiles, registers or auto over MPI ranks");
-  if ((solver == "cg" || solver == "cg_fused") && config.string("poisson.cg.preconditioner") == "multigrid")
-    throw ConfigError(config.where("poisson.cg.preconditioner"), "poisson.cg.preconditioner",
-                      "'multigrid' runs on one rank only so far", "none or jacobi over MPI ranks");
   if (config.string("poisson.boundary") != "dirichlet")
     throw ConfigError(config.where("poisson.boundary"), "poisson.boundary",
                       "'" + config.string("poisson.boundary") + "' runs on one rank only so far",

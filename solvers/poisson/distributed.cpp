@@ -5,7 +5,8 @@
 // jacobi: each sweep first updates the block's edge points, starts their
 // exchange, updates the rest of the block while the halos travel, then
 // writes the neighbours' edges into the ring.
-// cg: the plain (or diagonally preconditioned) iteration, matrix-free; the
+// cg: the plain or preconditioned (diagonal, or a multigrid cycle over the
+// ranks: multigrid_ranks.hpp) iteration, matrix-free; the
 // search direction's halo is exchanged before each operator application,
 // overlapped with the direction update and the operator inside the block's
 // frame; the two dot products a step are summed across ranks in rank order.
@@ -375,16 +376,25 @@ void run_jacobi_blocked(LocalGrid<T>& local, RankArrays<T>& arrays, const View2D
 bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
 
 template <class T>
-void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& options, CheckSchedule& schedule) {
+void run_cg(const distributed::GridDecomposition& grid, LocalGrid<T>& local, const View2D<T>& x,
+            const SolverOptions& options, CheckSchedule& schedule, std::optional<HaloStatistics>& own_halo) {
   using Sum = typename LocalGrid<T>::Sum;
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
   // Zero rings: on the grid's edge p must be 0 for q = A p (cg_kernels.hpp).
   View2D<T> r("poisson_cg_r", rows, cols), p("poisson_cg_p", rows, cols), q("poisson_cg_q", rows, cols);
   const bool jacobi = options.cg_preconditioner == CgPreconditioner::jacobi;
-  const View2D<T> z = jacobi ? View2D<T>("poisson_cg_z", rows, cols) : r;
+  std::optional<RankMultigridPreconditioner<T>> multigrid;
+  if (options.cg_preconditioner == CgPreconditioner::multigrid) multigrid.emplace(grid, options.multigrid);
+  // Preconditioned: z = M^-1 r in its own array (the multigrid cycle's), r r and r z apart.
+  const bool preconditioned = jacobi || multigrid;
+  const View2D<T> z = multigrid ? multigrid->z() : jacobi ? View2D<T>("poisson_cg_z", rows, cols) : r;
   CgBlockUpdate<T> update{x, r, p, z, q, T(0), T(0)};
   const auto precondition = [&] {
     if (jacobi) for_interior("poisson_cg_precondition", rows, cols, Tagged<PreconditionTag, CgBlockUpdate<T>>{update});
+    if (multigrid) multigrid->apply(r);
+  };
+  const auto keep_statistics = [&] {
+    if (multigrid) own_halo = multigrid->statistics();
   };
   // r from scratch, then z and p = z; returns r r.
   const auto replace_residual = [&] {
@@ -396,7 +406,7 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
     return local.global_sum(rr);
   };
   double rr = replace_residual();
-  double rz = jacobi ? local.dot(r, z) : rr;
+  double rz = preconditioned ? local.dot(r, z) : rr;
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     // q = A p holds already when the last step's direction update computed
@@ -412,12 +422,13 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
       if (!(pq > 0)) {  // r = 0 exactly, or rounding broke A's positivity
         local.exchange(x);
         schedule.stop(done, local.residual_norm(x), "breakdown");
+        keep_statistics();
         return;
       }
       update.alpha = static_cast<T>(rz / pq);
       for_interior("poisson_cg_advance", rows, cols, Tagged<AdvanceTag, CgBlockUpdate<T>>{update});
       precondition();
-      const double rz_next = jacobi ? local.dot(r, z) : local.dot(r, r);
+      const double rz_next = preconditioned ? local.dot(r, z) : local.dot(r, r);
       update.beta = static_cast<T>(rz_next / rz);
       const Tagged<DirectionTag, CgBlockUpdate<T>> direction{update};
       applied = done + 1 < until;  // another step before the check: its operator now, overlapped
@@ -427,16 +438,17 @@ void run_cg(LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& option
         for_interior("poisson_cg_direction", rows, cols, direction);
       rz = rz_next;
     }
-    rr = jacobi ? local.dot(r, r) : rz;
+    rr = preconditioned ? local.dot(r, r) : rz;
     local.exchange(x);
     double norm = local.residual_norm(x);
     if (drifted(norm, rr)) {
       rr = replace_residual();
-      rz = jacobi ? local.dot(r, z) : rr;
+      rz = preconditioned ? local.dot(r, z) : rr;
       norm = std::sqrt(rr);
     }
     stop = schedule.record(done, norm);
   }
+  keep_statistics();
 }
 
 // A deep halo reaches one neighbour only: every block at least `depth`
@@ -483,10 +495,6 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
                       "jacobi_blocked over MPI ranks: blocked kernel resident keeps the whole grid in one launch; use "
                       "tiles, registers or auto");
   if (blocked) check_deep_halo(grid, options.sweeps_per_launch);
-  if (cg && options.cg_preconditioner == CgPreconditioner::multigrid)
-    throw OptionError("cg_preconditioner",
-                      "Poisson over MPI ranks: the multigrid preconditioner does not run distributed yet; none and "
-                      "jacobi do");
   if (options.boundary != Boundary::dirichlet)
     throw OptionError("boundary", "Poisson over MPI ranks: boundary " + name_of(options.boundary) +
                                       " does not run distributed yet; dirichlet does");
@@ -514,7 +522,7 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
   std::optional<HaloStatistics> deep_halo;  // jacobi_blocked's and multigrid's own exchanges
   if (!schedule.record(0, local.residual_norm(x))) {
     if (cg)
-      run_cg(local, x, options, schedule);
+      run_cg(grid, local, x, options, schedule, deep_halo);
     else if (multigrid)
       run_multigrid_over_ranks(
           grid, x, rhs, options.multigrid, schedule,

@@ -16,7 +16,8 @@
 // across where the grid is split; the resident kernel does not run here.
 //
 // cg (and cg_fused, which runs as cg here): matrix-free CG, plain or with
-// the diagonal (jacobi) preconditioner; the dot products are summed across
+// the diagonal (jacobi) or a multigrid cycle over the ranks (the single-rank
+// preconditioner's bits) as preconditioner; the dot products are summed across
 // ranks in rank order, so the iterates agree with one rank's to rounding and
 // reach the same tolerance within a step or two.
 //
@@ -50,8 +51,7 @@ using HaloStatistics = distributed::HaloStatistics;
 // touches the grid's edge (the rest of the ring is filled here). Methods:
 // jacobi, jacobi_blocked, cg, cg_fused, multigrid; others throw OptionError("method"),
 // blocks too thin for the deep halo or the resident blocked kernel
-// OptionError("sweeps_per_launch" / "blocked_kernel"), the multigrid
-// preconditioner OptionError("cg_preconditioner"), boundaries other than
+// OptionError("sweeps_per_launch" / "blocked_kernel"), boundaries other than
 // dirichlet OptionError("boundary").
 // Why jacobi_blocked's deep halo of `depth` cannot run on an interior split
 // into a dims process grid (a block thinner than depth where split), or

@@ -154,9 +154,12 @@ class RankHierarchy {
   using Sum = typename Accumulator<T>::type;
 
  public:
+  // symmetric: Gauss-Seidel post-smoothing in the reverse colour order (cg's preconditioner).
   RankHierarchy(const ExecSpace& exec, const GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
-                const MultigridOptions& options)
-      : options_(options), chebyshev_(chebyshev_coefficients(std::max(options.pre_sweeps, options.post_sweeps))) {
+                const MultigridOptions& options, bool symmetric = false)
+      : options_(options),
+        symmetric_(symmetric),
+        chebyshev_(chebyshev_coefficients(std::max(options.pre_sweeps, options.post_sweeps))) {
     const auto axes = level_axes(grid.global_rows(), grid.global_cols(), options.coarsest_size);
     depth_ = axes.size();
     add_level(exec, grid, nullptr, axes[0], x, rhs);
@@ -187,7 +190,7 @@ class RankHierarchy {
     const std::vector<std::pair<Axis, Axis>> tail(axes.begin() + gathered_, axes.end());
     whole_u_ = zeroed_on<View2D<T>>(exec, "poisson_mg_whole_u", tail[0].first.points + 2, tail[0].second.points + 2);
     whole_f_ = zeroed_on<View2D<T>>(exec, "poisson_mg_whole_f", whole_u_.extent(0), whole_u_.extent(1));
-    whole_ = std::make_unique<Hierarchy<T>>(exec, tail, whole_u_, whole_f_, options);
+    whole_ = std::make_unique<Hierarchy<T>>(exec, tail, whole_u_, whole_f_, options, symmetric);
     if (gathered_ == 0) {  // the finest level is the coarsest: B whole once
       std::vector<T> global;
       all_gather_blocks(grid, rhs, global);
@@ -236,11 +239,18 @@ class RankHierarchy {
       smooth_from_residual<T>(exec, block, level, options_, chebyshev_, sweeps, [&] { rank.halo->exchange(level.u); });
       return;
     }
+    const bool black_first = post && symmetric_;
     for (int s = 0; s < sweeps; ++s) {
       rank.halo->exchange(level.u);
-      half_sweep<Red>(exec, level, block);
+      if (black_first)
+        half_sweep<Black>(exec, level, block);
+      else
+        half_sweep<Red>(exec, level, block);
       rank.halo->exchange(level.u);
-      half_sweep<Black>(exec, level, block);
+      if (black_first)
+        half_sweep<Red>(exec, level, block);
+      else
+        half_sweep<Black>(exec, level, block);
     }
   }
 
@@ -344,6 +354,7 @@ class RankHierarchy {
   }
 
   MultigridOptions options_;
+  bool symmetric_;
   ChebyshevCoefficients chebyshev_;
   std::size_t depth_ = 1, gathered_ = 0;
   std::vector<RankLevel<T>> levels_;
@@ -372,6 +383,50 @@ void run_multigrid_over_ranks(const distributed::GridDecomposition& grid, const 
   }
   halo = hierarchy.statistics();
 }
+
+template <class T>
+struct RankMultigridPreconditioner<T>::Cycle {
+  View2D<T> f, z;  // level 0's right-hand side; its iterate is bound to the caller's z
+  std::unique_ptr<RankHierarchy<T>> hierarchy;
+};
+
+template <class T>
+RankMultigridPreconditioner<T>::RankMultigridPreconditioner(const distributed::GridDecomposition& grid,
+                                                            const MultigridOptions& options)
+    : cycle_(std::make_unique<Cycle>()) {
+  const ExecSpace exec;
+  const auto rows = static_cast<std::size_t>(grid.rows_owned().count + 2);
+  const auto cols = static_cast<std::size_t>(grid.cols_owned().count + 2);
+  cycle_->f = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_f", rows, cols);
+  cycle_->z = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_z", rows, cols);
+  cycle_->hierarchy = std::make_unique<RankHierarchy<T>>(exec, grid, cycle_->z, cycle_->f, options, true);
+}
+
+template <class T>
+RankMultigridPreconditioner<T>::~RankMultigridPreconditioner() = default;
+
+template <class T>
+void RankMultigridPreconditioner<T>::apply(const View2D<T>& r) {
+  const ExecSpace exec;
+  Cycle& c = *cycle_;
+  for_rectangle(exec, "poisson_mg_rank_precondition_start",
+                GridRectangle{0, 0, static_cast<int>(r.extent(0)), static_cast<int>(r.extent(1))},
+                StartPreconditioner<T>{r, c.f, c.z});
+  c.hierarchy->cycle(exec);
+}
+
+template <class T>
+const View2D<T>& RankMultigridPreconditioner<T>::z() const {
+  return cycle_->z;
+}
+
+template <class T>
+distributed::HaloStatistics RankMultigridPreconditioner<T>::statistics() const {
+  return cycle_->hierarchy->statistics();
+}
+
+template class RankMultigridPreconditioner<float>;
+template class RankMultigridPreconditioner<double>;
 
 template void run_multigrid_over_ranks<float>(const distributed::GridDecomposition&, const View2D<float>&,
                                               const View2D<float>&, const MultigridOptions&, CheckSchedule&,

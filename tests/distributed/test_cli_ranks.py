@@ -139,6 +139,24 @@ def test_multigrid_over_ranks_gives_the_single_process_cycles_bit_for_bit(tmp_pa
     assert attrs["halo_exchanges"] > history[-1, 0]  # multigrid's own, beside the checks'
 
 
+def test_multigrid_preconditioned_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
+    runs = {}
+    for ranks in (None, 3):
+        path = tmp_path / f"mgcg_{ranks}.h5"
+        done = portasolve(poisson_args(path, "poisson.solver=cg", "poisson.cg.preconditioner=multigrid",
+                                       "poisson.tolerance=1e-9", "poisson.max_iterations=200", "poisson.check_every=1",
+                                       "precision=double", "problem.rows=130", "problem.cols=98",
+                                       "poisson.multigrid.gather=1"), ranks)
+        assert done.returncode == 0, done.stderr
+        runs[ranks] = solution(path)
+    x1, history1, _ = runs[None]
+    x3, history3, attrs = runs[3]
+    assert attrs["method"] == "cg" and attrs["converged"] == 1 and attrs["relative_residual"] <= 1e-9
+    assert abs(history3[-1, 0] - history1[-1, 0]) <= 1 and history3[-1, 0] <= 30
+    np.testing.assert_allclose(history3[:3, 1], history1[:3, 1], rtol=1e-9)
+    np.testing.assert_allclose(x3, x1, rtol=0, atol=1e-7 * np.abs(x1).max())
+
+
 def test_a_solver_that_does_not_run_over_ranks_is_a_config_error_said_once(tmp_path):
     done = portasolve(poisson_args(tmp_path / "sp.h5", "poisson.solver=spectral"), 2)
     assert_config_error_said_once(done, "'spectral' runs on one rank only", "poisson.solver", folder=tmp_path)

@@ -247,10 +247,6 @@ TEST(PoissonJacobiDistributed, RefusesMethodsAndBoundariesItCannotRun) {
   ps::SolverOptions options;
   options.method = ps::Method::spectral;
   refused(options, "method", "spectral");
-  options.method = ps::Method::cg;
-  options.cg_preconditioner = ps::CgPreconditioner::multigrid;
-  refused(options, "cg_preconditioner", "a multigrid preconditioner");
-  options.cg_preconditioner = ps::CgPreconditioner::none;
   options.method = ps::Method::jacobi;
   options.boundary = ps::Boundary::periodic;
   refused(options, "boundary", "a periodic boundary");

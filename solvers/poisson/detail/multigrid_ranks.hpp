@@ -8,6 +8,7 @@
 // values, so the iterates are the single-rank solver's bit for bit; only
 // the residual norms are summed differently (in rank order).
 #include <functional>
+#include <memory>
 
 #include "core/spaces.hpp"
 #include "distributed/grid_decomposition.hpp"
@@ -24,5 +25,28 @@ template <class T>
 void run_multigrid_over_ranks(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
                               const MultigridOptions& options, CheckSchedule& schedule,
                               const std::function<double()>& residual_norm, distributed::HaloStatistics& halo);
+
+// One cycle as cg's preconditioner over the ranks, z = M^-1 r on this
+// rank's block (multigrid_preconditioner.hpp's M: zero start, zero
+// boundary, the post-smoothing's colours reversed), the same bits as one
+// rank's cycle on the whole grid.
+template <class T>
+class RankMultigridPreconditioner {
+ public:
+  RankMultigridPreconditioner(const distributed::GridDecomposition& grid, const MultigridOptions& options);
+  ~RankMultigridPreconditioner();
+  RankMultigridPreconditioner(const RankMultigridPreconditioner&) = delete;
+  RankMultigridPreconditioner& operator=(const RankMultigridPreconditioner&) = delete;
+
+  // z() = M^-1 r on the block (r: block with ring, the ring ignored).
+  void apply(const View2D<T>& r);
+  // Its own array (block with ring; the ring holds halos, not boundary values).
+  const View2D<T>& z() const;
+  distributed::HaloStatistics statistics() const;
+
+ private:
+  struct Cycle;
+  std::unique_ptr<Cycle> cycle_;
+};
 
 }  // namespace portasolve::poisson::detail
