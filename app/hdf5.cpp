@@ -285,19 +285,32 @@ Handle creation_properties(const Dims& dims, const Storage& storage, const std::
 
 // Rows [first_row, first_row + rows) of `dataset`'s space, and a memory space
 // of that shape; false when they do not lie inside it.
-bool select_rows(hid_t dataset, hsize_t first_row, hsize_t rows, Handle& file_space, Handle& memory_space) {
+// The box [first, first + count) of a dataset's file space (one entry per
+// dimension), and a memory space of its shape; false if it does not fit.
+bool select_block(hid_t dataset, const Dims& first, const Dims& count, Handle& file_space, Handle& memory_space) {
   file_space = Handle(H5Dget_space(dataset), H5Sclose);
   if (!file_space.valid()) return false;
   Dims dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(file_space.get())));
   H5Sget_simple_extent_dims(file_space.get(), dims.data(), nullptr);
-  if (dims.empty() || first_row > dims[0] || rows > dims[0] - first_row) return false;
-  Dims start(dims.size(), 0), count = dims;
-  start[0] = first_row;
-  count[0] = rows;
-  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+  if (dims.empty() || first.size() != dims.size() || count.size() != dims.size()) return false;
+  for (std::size_t d = 0; d < dims.size(); ++d)
+    if (first[d] > dims[d] || count[d] > dims[d] - first[d]) return false;
+  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, first.data(), nullptr, count.data(), nullptr) < 0)
     return false;
   memory_space = simple_space(count);
   return memory_space.valid();
+}
+
+bool select_rows(hid_t dataset, hsize_t first_row, hsize_t rows, Handle& file_space, Handle& memory_space) {
+  const Handle space(H5Dget_space(dataset), H5Sclose);
+  if (!space.valid()) return false;
+  Dims dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  if (dims.empty()) return false;
+  Dims start(dims.size(), 0), count = dims;
+  start[0] = first_row;
+  count[0] = rows;
+  return select_block(dataset, start, count, file_space, memory_space);
 }
 
 }  // namespace
@@ -372,6 +385,29 @@ std::vector<T> Group::read_rows(const std::string& name, hsize_t first_row, hsiz
   if (!select_rows(dataset.get(), first_row, rows, file_space, memory_space))
     throw IoError("cannot read rows " + std::to_string(first_row) + " to " + std::to_string(first_row + rows) +
                   " of HDF5 dataset " + where(name) + ": it has " + std::to_string(shape[0]) + " rows");
+  if (H5Dread(dataset.get(), native_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()) < 0)
+    throw IoError("cannot read HDF5 dataset " + where(name));
+  return values;
+}
+
+template <class T>
+std::vector<T> Group::read_block(const std::string& name, const Dims& first, const Dims& count) const {
+  const LibraryLock lock;
+  const Dims shape = dataset_dims(name);
+  const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  const hsize_t points = std::accumulate(count.begin(), count.end(), hsize_t{1}, std::multiplies<>());
+  std::vector<T> values(static_cast<std::size_t>(points));
+  Handle file_space, memory_space;
+  if (!select_block(dataset.get(), first, count, file_space, memory_space)) {
+    const auto text = [](const Dims& d) {
+      std::string t;
+      for (const hsize_t v : d) t += (t.empty() ? "" : " x ") + std::to_string(v);
+      return t;
+    };
+    throw IoError("cannot read the block of " + text(count) + " at " + text(first) + " of HDF5 dataset " + where(name) +
+                  ": it is " + text(shape));
+  }
+  if (points == 0) return values;
   if (H5Dread(dataset.get(), native_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()) < 0)
     throw IoError("cannot read HDF5 dataset " + where(name));
   return values;
@@ -729,6 +765,7 @@ template void Group::write_rows(const std::string&, hsize_t, hsize_t, const floa
 template void Group::write_rows(const std::string&, hsize_t, hsize_t, const double*);
 template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);
 template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+template std::vector<double> Group::read_block(const std::string&, const Dims&, const Dims&) const;
 template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 
 }  // namespace portasolve::h5

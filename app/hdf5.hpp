@@ -111,6 +111,10 @@ class Group {
   // other extent whole); IoError past its end.
   template <class T>
   std::vector<T> read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const;
+  // The box [first, first + count) of a dataset, row-major (one entry per
+  // dimension): what an MPI rank reads of its block; IoError if it does not fit.
+  template <class T>
+  std::vector<T> read_block(const std::string& name, const Dims& first, const Dims& count) const;
   std::vector<std::string> read_strings(const std::string& name) const;
   Dims dataset_dims(const std::string& name) const;
 
@@ -175,6 +179,7 @@ extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, con
 extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);
 extern template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 extern template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+extern template std::vector<double> Group::read_block(const std::string&, const Dims&, const Dims&) const;
 extern template std::vector<float> Group::read_dataset(const std::string&, Dims*) const;
 extern template std::vector<double> Group::read_dataset(const std::string&, Dims*) const;
 extern template std::vector<std::uint8_t> Group::read_dataset(const std::string&, Dims*) const;

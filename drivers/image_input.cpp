@@ -76,17 +76,62 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
   return image;
 }
 
+namespace {
+
+// The file an image source names (pgm, hdf5).
+std::string image_file(const config::Config& config, const std::string& prefix, const std::string& source,
+                       const std::string& source_key) {
+  const std::string file_key = prefix + ".file";
+  if (!config.has(file_key))
+    throw ConfigError(config.where(source_key), file_key, "missing for " + source_key + ": " + source,
+                      "the path of the " + source + " file");
+  return config.string(file_key);
+}
+
+// Pixel k of `values`, a block whose first pixel is (first_row, first_col)
+// of the image: an InputError unless finite.
+void check_finite(const std::vector<double>& values, std::size_t cols, std::size_t first_row, std::size_t first_col,
+                  const std::string& file) {
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k]))
+      throw InputError(file + ": pixel (" + std::to_string(first_row + k / cols) + ", " +
+                       std::to_string(first_col + k % cols) + ") is not finite");
+}
+
+// Images above 8 bits take 16-bit PGM output.
+unsigned maxval_for(double largest) { return largest > 255 ? 65535u : 255u; }
+
+}  // namespace
+
+std::pair<std::size_t, std::size_t> hdf5_image_size(const config::Config& config, const std::string& prefix,
+                                                    const std::string& source_key) {
+  const std::string file = image_file(config, prefix, "hdf5", source_key);
+  const std::string dataset = config.string(prefix + ".dataset");
+  const h5::Dims dims = h5::File::open_read_only(file).dataset_dims(dataset);
+  if (dims.size() != 2)
+    throw InputError(file + ": dataset '" + dataset + "' has " + std::to_string(dims.size()) +
+                     " dimensions; an image is 2-D (rows x cols)");
+  return {dims[0], dims[1]};
+}
+
+Image load_hdf5_image_block(const config::Config& config, const std::string& prefix, const std::string& source_key,
+                            std::size_t first_row, std::size_t rows, std::size_t first_col, std::size_t cols) {
+  const std::string file = image_file(config, prefix, "hdf5", source_key);
+  const std::string dataset = config.string(prefix + ".dataset");
+  std::vector<double> values =
+      h5::File::open_read_only(file).read_block<double>(dataset, {first_row, first_col}, {rows, cols});
+  check_finite(values, cols, first_row, first_col, file);
+  const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+  return Image{rows, cols, std::move(values), maxval_for(top), "HDF5 dataset " + file + ":" + dataset};
+}
+
 Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,
                  const std::string& source_key) {
   if (source == "synthetic")
     return synthetic_image(static_cast<std::size_t>(config.integer(prefix + ".rows")),
                            static_cast<std::size_t>(config.integer(prefix + ".cols")),
                            config.string(prefix + ".pattern"), static_cast<unsigned>(config.integer("seed")));
-  const std::string file_key = prefix + ".file";
-  if (!config.has(file_key))
-    throw ConfigError(config.where(source_key), file_key, "missing for " + source_key + ": " + source,
-                      "the path of the " + source + " file");
-  const std::string file = config.string(file_key);
+  const std::string file = image_file(config, prefix, source, source_key);
   Image image;
   if (source == "pgm") {
     const pgm::Image pgm_image = pgm::read(file);
@@ -100,13 +145,9 @@ Image load_image(const config::Config& config, const std::string& prefix, const 
       throw InputError(file + ": dataset '" + dataset + "' has " + std::to_string(dims.size()) +
                        " dimensions; an image is 2-D (rows x cols)");
     const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
-    image =
-        Image{dims[0], dims[1], std::move(values), top > 255 ? 65535u : 255u, "HDF5 dataset " + file + ":" + dataset};
+    image = Image{dims[0], dims[1], std::move(values), maxval_for(top), "HDF5 dataset " + file + ":" + dataset};
   }
-  for (std::size_t k = 0; k < image.values.size(); ++k)
-    if (!std::isfinite(image.values[k]))
-      throw InputError(file + ": pixel (" + std::to_string(k / image.cols) + ", " + std::to_string(k % image.cols) +
-                       ") is not finite");
+  check_finite(image.values, image.cols, 0, 0, file);
   return image;
 }
 

@@ -3,6 +3,7 @@
 // dataset, or a synthetic picture, under one config prefix (e.g. "problem").
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/config.hpp"
@@ -26,6 +27,17 @@ void add_image_input_schema(config::Schema& schema, const std::string& prefix);
 // "synthetic"); errors name the config key or the file.
 Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,
                  const std::string& source_key);
+
+// Over MPI ranks, where each rank reads only its block of an HDF5 image:
+// the image's rows and cols (errors as load_image's), and the block
+// [first_row, first_row + rows) x [first_col, first_col + cols) as an Image
+// of the block's size (maxval from the block's own largest value: the
+// caller settles it over the ranks; a pixel that is not finite is an
+// InputError naming its place in the whole image).
+std::pair<std::size_t, std::size_t> hdf5_image_size(const config::Config& config, const std::string& prefix,
+                                                    const std::string& source_key);
+Image load_hdf5_image_block(const config::Config& config, const std::string& prefix, const std::string& source_key,
+                            std::size_t first_row, std::size_t rows, std::size_t first_col, std::size_t cols);
 
 // Patterns: "shapes" (a lit gradient with discs, bars and a sinusoidal
 // texture, 8-bit levels: edges and smooth parts like a photograph), "noise"

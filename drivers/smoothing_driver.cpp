@@ -131,8 +131,11 @@ sm::SmoothingOptions smoothing_options(const config::Config& config) { return sm
 
 const OptionKeys& smoothing_option_keys() { return smoothing_option_table().keys(); }
 
+// `image` (a rank's block of the whole image when first_row, first_col say
+// where it starts: pixels are named by their place in the whole image).
 template <class Pixel>
-HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
+HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name, std::size_t first_row = 0,
+                            std::size_t first_col = 0) {
   HostView2D<Pixel> pixels(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_host_image")),
                            image.rows, image.cols);
   const double lowest = static_cast<double>(std::numeric_limits<Pixel>::lowest());
@@ -143,9 +146,9 @@ HostView2D<Pixel> to_pixels(const Image& image, const std::string& type_name) {
       const double v = image.values[i * image.cols + j];
       if constexpr (std::numeric_limits<Pixel>::is_integer) {
         if (v < lowest || v > highest || v != std::floor(v))
-          throw InputError(image.description + ": pixel (" + std::to_string(i) + ", " + std::to_string(j) +
-                           ") = " + std::to_string(v) + " is not a " + type_name + " value (integers " +
-                           std::to_string(static_cast<long long>(lowest)) + ".." +
+          throw InputError(image.description + ": pixel (" + std::to_string(first_row + i) + ", " +
+                           std::to_string(first_col + j) + ") = " + std::to_string(v) + " is not a " + type_name +
+                           " value (integers " + std::to_string(static_cast<long long>(lowest)) + ".." +
                            std::to_string(static_cast<long long>(highest)) + ")");
       }
       pixels(i, j) = static_cast<Pixel>(v);
@@ -201,28 +204,57 @@ void run_typed(RunContext& context, const std::string& type_name) {
   const auto& config = context.config;
   Stopwatch setup_watch;
   const std::string source = config.string("image.source");
-  Image image = load_image(config, "image", source, "image.source");
-  throw_if_interrupted();
   const sm::SmoothingOptions options = smoothing_options(config);
-  const HostView2D<Pixel> host_input = to_pixels<Pixel>(image, type_name);
-  image.values = {};  // the double copy is no longer needed
+  Image image;
+  HostView2D<Pixel> host_input;  // the whole image, or over ranks reading blocks this rank's block
+  View2D<Pixel> input;
   Smoother<Pixel> smoother;
   smoother.smooth = [](const View2D<const Pixel>& in, const View2D<Pixel>& out, const sm::SmoothingOptions& o,
                        const sm::PassCallback& on_launch) { return sm::smooth<Pixel>(in, out, o, on_launch); };
-  View2D<Pixel> input;
 #if PORTASOLVE_HAVE_MPI
   // Over MPI ranks each rank holds its block of the image on its device.
   std::unique_ptr<distributed::GridDecomposition> decomposition;
+  const auto decompose = [&](std::size_t rows, std::size_t cols) {  // check_smoothing_ranks saw the split first
+    decomposition = call_solver(config, smoothing_option_keys(), "smoothing.kernel", [&] {
+      return sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols),
+                                 options);
+    });
+  };
+  // An HDF5 image over ranks: each rank reads its own block, no rank the whole image.
+  const bool read_blocks = context.ranks.size > 1 && source == "hdf5";
+  if (read_blocks) {
+    const auto [rows, cols] = hdf5_image_size(config, "image", "image.source");
+    decompose(rows, cols);
+    const sm::ImageBlock b = sm::image_block(*decomposition);
+    const auto size = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+    Image block = load_hdf5_image_block(config, "image", "image.source", size(b.first_row), size(b.rows),
+                                        size(b.first_col), size(b.cols));
+    unsigned maxval = block.maxval;  // the whole image's: 16-bit PGM output if any block needs it
+    MPI_Allreduce(MPI_IN_PLACE, &maxval, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
+    image = Image{rows, cols, {}, maxval, block.description};
+    host_input = to_pixels<Pixel>(block, type_name, size(b.first_row), size(b.first_col));
+    input = View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("smoothing_block")), block.rows,
+                          block.cols);
+    Kokkos::deep_copy(input, host_input);
+  }
+#else
+  const bool read_blocks = false;
+#endif
+  if (!read_blocks) {
+    image = load_image(config, "image", source, "image.source");
+    throw_if_interrupted();
+    host_input = to_pixels<Pixel>(image, type_name);
+    image.values = {};  // the double copy is no longer needed
+  }
+#if PORTASOLVE_HAVE_MPI
   sm::HaloStatistics halo;
   sm::SmoothWorkspace<Pixel> workspace;  // the local arrays, kept over the repeats
   double untimed_arrays_s = 0;           // copies into and out of them, outside the timed smooth
   if (context.ranks.size > 1) {
-    // The split (check_smoothing_ranks saw it first).
-    decomposition = call_solver(config, smoothing_option_keys(), "smoothing.kernel", [&] {
-      return sm::decompose_image(MPI_COMM_WORLD, static_cast<std::int64_t>(image.rows),
-                                 static_cast<std::int64_t>(image.cols), options);
-    });
-    input = sm::block_to_device<Pixel>(*decomposition, host_input);
+    if (!decomposition) {
+      decompose(image.rows, image.cols);
+      input = sm::block_to_device<Pixel>(*decomposition, host_input);
+    }
     smoother.prepare = [&](const View2D<const Pixel>& in, const sm::SmoothingOptions& o) {
       Stopwatch watch;
       copy_grid("smoothing_block_in", sm::local_block<Pixel>(*decomposition, o, workspace), in);
@@ -272,14 +304,27 @@ void run_typed(RunContext& context, const std::string& type_name) {
   in.set_attribute("rows", static_cast<std::int64_t>(image.rows));
   in.set_attribute("cols", static_cast<std::int64_t>(image.cols));
   in.set_attribute("pixel_type", type_name);
+  in.set_attribute("read", read_blocks ? "each rank its block" : "whole image");
   const h5::Dims dims{image.rows, image.cols};
-  if (config.boolean("output.input_image")) in.write_dataset("image", host_input.data(), dims);
+  const bool collective = writes_collectively(context);
+  const bool input_image = config.boolean("output.input_image");
+  if (input_image && !read_blocks) in.write_dataset("image", host_input.data(), dims);
+#if PORTASOLVE_HAVE_MPI
+  if (input_image && read_blocks) {
+    if (collective) {
+      in.create_unwritten_dataset<Pixel>("image", dims);  // each rank writes its block at the end
+    } else {
+      std::vector<Pixel> whole = sm::gather_image<Pixel>(*decomposition, input, 0);
+      if (whole.empty()) whole.assign(image.rows * image.cols, Pixel(0));  // not rank 0: its file is discarded
+      in.write_dataset("image", whole.data(), dims);
+    }
+  }
+#endif
 
   auto& out = result.output();
   const bool wants_pgm = config.has("output.pgm") && !config.string("output.pgm").empty();
   // Over ranks with parallel HDF5 each rank writes its own block of the
   // image at the end; the whole image is gathered only for a PGM.
-  const bool collective = writes_collectively(context);
   // The whole smoothed image on the host (over ranks: gathered on rank 0; the
   // other ranks' files are discarded, so they write zeros).
   HostView2D<Pixel> host_output;
@@ -353,12 +398,14 @@ void run_typed(RunContext& context, const std::string& type_name) {
   if (collective) {
     std::vector<h5::BlockPart> parts;
     const auto block = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), output);
-    if (config.boolean("output.image")) {
-      const sm::ImageBlock b = sm::image_block(*decomposition);
-      parts.push_back(h5::block_part("/output/image", block.data(),
+    const sm::ImageBlock b = sm::image_block(*decomposition);
+    const auto part = [&](const char* name, const Pixel* values) {
+      parts.push_back(h5::block_part(name, values,
                                      {static_cast<hsize_t>(b.first_row), static_cast<hsize_t>(b.first_col)},
                                      {static_cast<hsize_t>(b.rows), static_cast<hsize_t>(b.cols)}));
-    }
+    };
+    if (config.boolean("output.image")) part("/output/image", block.data());
+    if (input_image && read_blocks) part("/input/image", host_input.data());
     write_blocks_and_close(context, parts);
   }
 #endif

@@ -171,6 +171,40 @@ TEST(Hdf5, DatasetsWrittenAndReadByRowsMatchTheWholeArray) {
   }
 }
 
+// read_block returns any box of a 2-D dataset (an MPI rank's block of an
+// image): the values of the whole array there; a box past an edge is refused
+// with the dataset's name and shape.
+TEST(Hdf5, BlocksReadBackTheWholeArraysValues) {
+  const std::string path = temp_path("blocks.h5");
+  constexpr std::size_t rows = 9, columns = 13;
+  const auto values = sample<double>(rows * columns);
+  {
+    h5::File file = h5::File::create(path);
+    file.write_dataset("image", values.data(), {rows, columns});
+    file.close();
+  }
+  const h5::File file = h5::File::open_read_only(path);
+  for (std::size_t r0 = 0; r0 <= rows; r0 += 4)
+    for (std::size_t c0 = 0; c0 <= columns; c0 += 5)
+      for (std::size_t nr = 0; r0 + nr <= rows; nr += 3)
+        for (std::size_t nc = 0; c0 + nc <= columns; nc += 4) {
+          const auto block = file.read_block<double>("image", {r0, c0}, {nr, nc});
+          ASSERT_EQ(block.size(), nr * nc);
+          for (std::size_t i = 0; i < nr; ++i)
+            for (std::size_t j = 0; j < nc; ++j)
+              ASSERT_EQ(block[i * nc + j], values[(r0 + i) * columns + c0 + j])
+                  << r0 << " " << c0 << " " << i << " " << j;
+        }
+  try {
+    file.read_block<double>("image", {2, 10}, {3, 4});
+    FAIL() << "a block past the last column was read";
+  } catch (const IoError& error) {
+    EXPECT_NE(std::string(error.what()).find("3 x 4 at 2 x 10"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("9 x 13"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(file.read_block<double>("image", {0}, {3}), IoError);  // a 1-D box of a 2-D dataset
+}
+
 TEST(Hdf5, EveryAttributeTypeRoundTrips) {
   const std::string path = temp_path("attributes.h5");
   {

@@ -1,7 +1,8 @@
 """smoothing under mpirun: the image split into blocks over 2 and 3 ranks
 gives the single-process /output/image bit for bit (uneven blocks, wrap
-borders across ranks, integer and float pixels, several passes); a split that
-leaves a block thinner than the window needs is a config error said once.
+borders across ranks, integer and float pixels, several passes); an HDF5
+image read a block per rank gives the same files; a split that leaves a block
+thinner than the window needs is a config error said once.
 
 Run by ctest (distributed.cli_smoothing) with PORTASOLVE_BIN, MPIEXEC and
 PORTASOLVE_SOURCE set."""
@@ -84,3 +85,48 @@ def test_a_split_too_thin_for_the_window_is_a_config_error_said_once(tmp_path):
     done = portasolve(run_args("smoothing_gaussian.yaml", tmp_path / "thin.h5", "image.rows=13", "image.cols=13",
                                "smoothing.sigma=1.5", "smoothing.border=mirror", "output.pgm=''"), 2)
     assert_config_error_said_once(done, "cannot be smoothed over 2 MPI ranks", "image.rows", folder=tmp_path)
+
+
+def write_image(path, values):
+    with h5py.File(path, "w") as f:
+        f["image"] = values
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_an_hdf5_image_is_read_a_block_per_rank(tmp_path, ranks):
+    # Levels above 8 bits in some blocks only (the PGM's maxval is the whole image's), uneven blocks,
+    # /input/image written back from the blocks.
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 300, size=(61, 47)).astype(np.float64)
+    image[:40] = np.minimum(image[:40], 255)  # rank 0's block (rows 0-30) stays within 8 bits
+    write_image(tmp_path / "in.h5", image)
+    settings = ["image.source=hdf5", f"image.file={tmp_path / 'in.h5'}", "image.pixel_type=int32",
+                "output.input_image=true", "smoothing.passes=2", "run.warmup=0", "run.repeats=1"]
+    runs = {}
+    for r in (None, ranks):
+        folder = tmp_path / f"ranks{r}"
+        folder.mkdir()
+        done = portasolve(run_args("smoothing_box3_int.yaml", folder / "out.h5", *settings,
+                                   f"output.pgm={folder / 'out.pgm'}"), r)
+        assert done.returncode == 0, done.stderr
+        with h5py.File(folder / "out.h5", "r") as f:
+            runs[r] = (f["output/image"][...], f["input/image"][...], f["input"].attrs["read"],
+                       (folder / "out.pgm").read_bytes())
+    one, split = runs[None], runs[ranks]
+    assert one[2] == "whole image" and split[2] == "each rank its block"
+    assert np.array_equal(split[0], one[0])
+    assert np.array_equal(split[1], one[1]) and np.array_equal(split[1], image.astype(np.int32))
+    assert split[3] == one[3] and b"\n65535\n" in split[3][:20]
+
+
+def test_a_non_finite_pixel_in_one_rank_s_block_stops_every_rank_with_no_file(tmp_path):
+    image = np.full((30, 40), 7.0)
+    image[25, 33] = np.nan  # in the last rank's block
+    write_image(tmp_path / "in.h5", image)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = portasolve(run_args("smoothing_gaussian.yaml", out / "out.h5", "image.source=hdf5",
+                               f"image.file={tmp_path / 'in.h5'}", "image.pixel_type=float", "output.pgm=''"), 3)
+    assert done.returncode != 0
+    assert "pixel (25, 33) is not finite" in done.stderr, done.stderr
+    assert not list(out.iterdir())
