@@ -294,52 +294,79 @@ void finish_generalized_on_host(const NufftFinish<T, Weighted, FitMean>& finish,
   }
 }
 
-// On host backends only, where ExecSpace is the host's execution space.
+// The host path's spreading onto one fine grid of n points: the plan's
+// kernel at n frac(turns), as scatter() adds it.
+template <class T>
+struct HostSpreading {
+  std::int64_t n;
+  int width;
+  T beta;
+  const T* polynomials;
+  int degree;
+  explicit HostSpreading(const NufftPlan<T>& plan)
+      : n(plan.layout.fft.n),
+        width(plan.kernel.width),
+        beta(static_cast<T>(plan.kernel.beta)),
+        polynomials(plan.kernel_polynomials.data()),
+        degree(plan.kernel_degree) {}
+  // value into `row` (and second_value into `second`, unless null) around
+  // the phase `turns` (in cycles).
+  void add(Complex<T>* row, Complex<T>* second, double turns, Complex<T> value, Complex<T> second_value) const {
+    scatter<T>(row, second, n, static_cast<double>(n) * (turns - std::floor(turns)), width, beta, polynomials, degree,
+               value, second_value);
+  }
+};
+
+// On host backends only, where ExecSpace is the host's execution space:
+// each host thread takes whole series through its own grids (zeroed here),
+// per_series(own, series) the rest; exec fenced on return.
+template <class T, class PerSeries>
+void for_each_series_on_host(const ExecSpace& exec, NufftPlan<T>& plan, std::int64_t series_count, const char* name,
+                             const PerSeries& per_series) {
+  std::atomic<std::int64_t> next{0};
+  const int workers = static_cast<int>(plan.host_workers.size());
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(exec, 0, workers), [&](const int worker) {
+    const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
+    for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
+      std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
+      per_series(own, series);
+    }
+  });
+  exec.fence();
+}
+
 template <class T, bool Weighted, bool FitMean>
 void run_on_host(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
   const NufftLayout& layout = plan.layout;
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
-  const std::int64_t n = layout.fft.n;
-  const int width = plan.kernel.width;
-  const T beta = static_cast<T>(plan.kernel.beta);
-  const T* polynomials = plan.kernel_polynomials.data();
-  const int degree = plan.kernel_degree;
-  const auto fraction = [](double turns) { return turns - std::floor(turns); };
-  std::atomic<std::int64_t> next{0};
-  const int workers = static_cast<int>(plan.host_workers.size());
-  Kokkos::parallel_for(
-      "lombscargle_nufft_series", Kokkos::RangePolicy<ExecSpace>(exec, 0, workers), [&](const int worker) {
-        const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
-        for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
-          std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
-          const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
-          for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
-            const std::int64_t row = plan.rows.first(0, segment, layout.segments);
-            Complex<T>* z1 = &own.grid(row + SumRows::z1, 0);
-            Complex<T>* z2 = &own.grid(row + SumRows::z2, 0);
-            Complex<T>* z0 = FitMean ? &own.grid(row + SumRows::z0, 0) : nullptr;
-            const double centre = layout.centre(segment);
-            for (std::int64_t j = begin; j < end; ++j) {
-              const double t = data.t(j);
-              T c, s;
-              seed_cos_sin(centre * t, c, s);
-              const T w = data.w(j), wy = data.wy(j);
-              scatter(z1, z0, n, static_cast<double>(n) * fraction(layout.step * t), width, beta, polynomials, degree,
-                      Complex<T>(wy * c, wy * s), Complex<T>(w * c, w * s));
-              seed_cos_sin(2 * centre * t, c, s);
-              scatter<T>(z2, nullptr, n, static_cast<double>(n) * fraction(2 * layout.step * t), width, beta,
-                         polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(0));
-            }
+  const HostSpreading<T> spreading(plan);
+  for_each_series_on_host(
+      exec, plan, series_count, "lombscargle_nufft_series",
+      [&](const typename NufftPlan<T>::HostWorker& own, const std::int64_t series) {
+        const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
+        for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+          const std::int64_t row = plan.rows.first(0, segment, layout.segments);
+          Complex<T>* z1 = &own.grid(row + SumRows::z1, 0);
+          Complex<T>* z2 = &own.grid(row + SumRows::z2, 0);
+          Complex<T>* z0 = FitMean ? &own.grid(row + SumRows::z0, 0) : nullptr;
+          const double centre = layout.centre(segment);
+          for (std::int64_t j = begin; j < end; ++j) {
+            const double t = data.t(j);
+            T c, s;
+            seed_cos_sin(centre * t, c, s);
+            const T w = data.w(j), wy = data.wy(j);
+            spreading.add(z1, z0, layout.step * t, Complex<T>(wy * c, wy * s), Complex<T>(w * c, w * s));
+            seed_cos_sin(2 * centre * t, c, s);
+            spreading.add(z2, nullptr, 2 * layout.step * t, Complex<T>(w * c, w * s), Complex<T>(0));
           }
-          own.fft->execute(exec, own.grid, own.spectra);
-          const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
-          if (data.kind.classic)
-            for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
-          else
-            finish_generalized_on_host(finish, series);
         }
+        own.fft->execute(exec, own.grid, own.spectra);
+        const NufftFinish<T, Weighted, FitMean> finish{data, own.spectra, plan.correction, layout, plan.rows, series};
+        if (data.kind.classic)
+          for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+        else
+          finish_generalized_on_host(finish, series);
       });
-  exec.fence();
 }
 
 constexpr std::size_t grid_budget_bytes = std::size_t(512) << 20;
@@ -414,43 +441,31 @@ template <class T, int NTerms, bool FitMean>
 void run_multiterm_on_host(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data) {
   const NufftLayout& layout = plan.layout;
   const std::int64_t series_count = static_cast<std::int64_t>(data.offsets.extent(0)) - 1;
-  const std::int64_t n = layout.fft.n;
-  const int width = plan.kernel.width;
-  const T beta = static_cast<T>(plan.kernel.beta);
-  const T* polynomials = plan.kernel_polynomials.data();
-  const int degree = plan.kernel_degree;
-  const auto fraction = [](double turns) { return turns - std::floor(turns); };
-  std::atomic<std::int64_t> next{0};
-  const int workers = static_cast<int>(plan.host_workers.size());
-  Kokkos::parallel_for(
-      "lombscargle_nufft_multiterm_series", Kokkos::RangePolicy<ExecSpace>(exec, 0, workers), [&](const int worker) {
-        const typename NufftPlan<T>::HostWorker& own = plan.host_workers[static_cast<std::size_t>(worker)];
-        for (std::int64_t series; (series = next.fetch_add(1, std::memory_order_relaxed)) < series_count;) {
-          std::fill(own.grid.data(), own.grid.data() + own.grid.size(), Complex<T>(0));
-          const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
-          for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
-            const std::int64_t row = plan.rows.first(0, segment, layout.segments);
-            const double centre = layout.centre(segment);
-            for (int h = 1; h <= 2 * NTerms; ++h) {
-              Complex<T>* zw = &own.grid(row + plan.rows.harmonic_w(h), 0);
-              Complex<T>* zwy = h <= NTerms ? &own.grid(row + plan.rows.harmonic_wy(h), 0) : nullptr;
-              for (std::int64_t j = begin; j < end; ++j) {
-                const double t = data.t(j);
-                T c, s;
-                seed_cos_sin(static_cast<double>(h) * centre * t, c, s);
-                const T w = data.w(j), wy = data.wy(j);
-                scatter(zw, zwy, n, static_cast<double>(n) * fraction(static_cast<double>(h) * layout.step * t), width,
-                        beta, polynomials, degree, Complex<T>(w * c, w * s), Complex<T>(wy * c, wy * s));
-              }
-            }
-          }
-          own.fft->execute(exec, own.grid, own.spectra);
-          const NufftMultitermFinish<T, NTerms, FitMean> finish{data,   own.spectra, plan.correction,
-                                                                layout, plan.rows,   series};
-          for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
-        }
-      });
-  exec.fence();
+  const HostSpreading<T> spreading(plan);
+  for_each_series_on_host(exec, plan, series_count, "lombscargle_nufft_multiterm_series",
+                          [&](const typename NufftPlan<T>::HostWorker& own, const std::int64_t series) {
+                            const std::int64_t begin = data.offsets(series), end = data.offsets(series + 1);
+                            for (std::int64_t segment = 0; segment < layout.segments; ++segment) {
+                              const std::int64_t row = plan.rows.first(0, segment, layout.segments);
+                              const double centre = layout.centre(segment);
+                              for (int h = 1; h <= 2 * NTerms; ++h) {
+                                Complex<T>* zw = &own.grid(row + plan.rows.harmonic_w(h), 0);
+                                Complex<T>* zwy = h <= NTerms ? &own.grid(row + plan.rows.harmonic_wy(h), 0) : nullptr;
+                                for (std::int64_t j = begin; j < end; ++j) {
+                                  const double t = data.t(j);
+                                  T c, s;
+                                  seed_cos_sin(static_cast<double>(h) * centre * t, c, s);
+                                  const T w = data.w(j), wy = data.wy(j);
+                                  spreading.add(zw, zwy, static_cast<double>(h) * layout.step * t,
+                                                Complex<T>(w * c, w * s), Complex<T>(wy * c, wy * s));
+                                }
+                              }
+                            }
+                            own.fft->execute(exec, own.grid, own.spectra);
+                            const NufftMultitermFinish<T, NTerms, FitMean> finish{data,   own.spectra, plan.correction,
+                                                                                  layout, plan.rows,   series};
+                            for (std::int64_t k = 0; k < layout.frequencies; ++k) finish(k);
+                          });
 }
 
 // Multi-term models on the chunked path: as run, one coefficient and one

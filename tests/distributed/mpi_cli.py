@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import h5py
+
 BIN = os.environ.get("PORTASOLVE_BIN", "portasolve")
 MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
 SOURCE = Path(os.environ.get("PORTASOLVE_SOURCE", Path(__file__).resolve().parents[2]))
@@ -49,3 +51,13 @@ def write_mode():
     if "(parallel" in hdf5[0]:
         return "collective MPI-IO, each rank its block (parallel HDF5)"
     return "gathered to rank 0, which writes"
+
+
+def file_contents(path):
+    """Every dataset of a result file by name, /output's attributes and /validation's (empty if none)."""
+    found = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, item: found.__setitem__(name, item[...]) if isinstance(item, h5py.Dataset)
+                     else None)
+        validation = dict(f["validation"].attrs) if "validation" in f else {}
+        return found, dict(f["output"].attrs), validation

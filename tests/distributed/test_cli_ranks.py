@@ -100,15 +100,21 @@ def test_a_rank_may_own_a_single_row(tmp_path):
     assert np.array_equal(solution(one)[0], solution(four)[0])
 
 
-def test_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
+def solutions(tmp_path, rank_counts, *settings):
+    """solution() of the same run by one process (None) and under each other rank count."""
     runs = {}
-    for ranks in (None, 3):
-        path = tmp_path / f"cg_{ranks}.h5"
-        done = portasolve(poisson_args(path, "poisson.solver=cg_fused", "poisson.tolerance=1e-9",
-                                       "poisson.max_iterations=5000", "poisson.check_every=10", "precision=double",
-                                       "problem.rows=45", "problem.cols=38"), ranks)
+    for ranks in rank_counts:
+        path = tmp_path / f"run_{ranks}.h5"
+        done = portasolve(poisson_args(path, *settings), ranks)
         assert done.returncode == 0, done.stderr
         runs[ranks] = solution(path)
+    return runs
+
+
+def test_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
+    runs = solutions(tmp_path, (None, 3), "poisson.solver=cg_fused", "poisson.tolerance=1e-9",
+                     "poisson.max_iterations=5000", "poisson.check_every=10", "precision=double", "problem.rows=45",
+                     "problem.cols=38")
     x1, history1, _ = runs[None]
     x3, history3, attrs = runs[3]
     assert attrs["method"] == "cg" and attrs["ranks"] == 3  # cg_fused runs as cg over ranks
@@ -122,14 +128,9 @@ def test_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
 def test_multigrid_over_ranks_gives_the_single_process_cycles_bit_for_bit(tmp_path, ranks):
     # 130 x 98 split down to blocks of 4 (gather 1): levels split over the
     # ranks, then the rest gathered onto every rank.
-    runs = {}
-    for r in (None, ranks):
-        path = tmp_path / f"mg_{r}.h5"
-        done = portasolve(poisson_args(path, "poisson.solver=multigrid", "poisson.tolerance=1e-6",
-                                       "poisson.max_iterations=30", "poisson.multigrid.gather=1", "precision=float",
-                                       "problem.rows=130", "problem.cols=98"), r)
-        assert done.returncode == 0, done.stderr
-        runs[r] = solution(path)
+    runs = solutions(tmp_path, (None, ranks), "poisson.solver=multigrid", "poisson.tolerance=1e-6",
+                     "poisson.max_iterations=30", "poisson.multigrid.gather=1", "precision=float", "problem.rows=130",
+                     "problem.cols=98")
     x1, history1, attrs1 = runs[None]
     x, history, attrs = runs[ranks]
     assert attrs["method"] == "multigrid" and attrs["ranks"] == ranks and attrs["converged"] == 1
@@ -140,15 +141,9 @@ def test_multigrid_over_ranks_gives_the_single_process_cycles_bit_for_bit(tmp_pa
 
 
 def test_multigrid_preconditioned_cg_over_ranks_reaches_the_single_process_tolerance(tmp_path):
-    runs = {}
-    for ranks in (None, 3):
-        path = tmp_path / f"mgcg_{ranks}.h5"
-        done = portasolve(poisson_args(path, "poisson.solver=cg", "poisson.cg.preconditioner=multigrid",
-                                       "poisson.tolerance=1e-9", "poisson.max_iterations=200", "poisson.check_every=1",
-                                       "precision=double", "problem.rows=130", "problem.cols=98",
-                                       "poisson.multigrid.gather=1"), ranks)
-        assert done.returncode == 0, done.stderr
-        runs[ranks] = solution(path)
+    runs = solutions(tmp_path, (None, 3), "poisson.solver=cg", "poisson.cg.preconditioner=multigrid",
+                     "poisson.tolerance=1e-9", "poisson.max_iterations=200", "poisson.check_every=1", "precision=double",
+                     "problem.rows=130", "problem.cols=98", "poisson.multigrid.gather=1")
     x1, history1, _ = runs[None]
     x3, history3, attrs = runs[3]
     assert attrs["method"] == "cg" and attrs["converged"] == 1 and attrs["relative_residual"] <= 1e-9

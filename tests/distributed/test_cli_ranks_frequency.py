@@ -9,21 +9,10 @@ bits depend on the whole grid): the same bits with ranks idle.
 
 Run by ctest (distributed.cli_frequency) with PORTASOLVE_BIN, MPIEXEC and
 PORTASOLVE_SOURCE set."""
-import h5py
 import numpy as np
 import pytest
 
-from mpi_cli import portasolve, run_args
-
-
-def contents(path):
-    """Every dataset by name, /output's attributes, /validation's attributes (if any)."""
-    found = {}
-    with h5py.File(path, "r") as f:
-        f.visititems(lambda name, item: found.__setitem__(name, item[...]) if isinstance(item, h5py.Dataset)
-                     else None)
-        validation = dict(f["validation"].attrs) if "validation" in f else {}
-        return found, dict(f["output"].attrs), validation
+from mpi_cli import file_contents as contents, portasolve, run_args
 
 
 # One series of 120 samples (generalized form, dy) on a uniform grid of 1001

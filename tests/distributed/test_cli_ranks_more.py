@@ -12,16 +12,13 @@ import h5py
 import numpy as np
 import pytest
 
-from mpi_cli import assert_config_error_said_once, portasolve, run_args
+from mpi_cli import assert_config_error_said_once, file_contents, portasolve, run_args
 
 
 def datasets(path):
     """Every dataset of /output (and /input) by name, and /output's attributes."""
-    found = {}
-    with h5py.File(path, "r") as f:
-        f.visititems(lambda name, item: found.__setitem__(name, item[...]) if isinstance(item, h5py.Dataset)
-                     else None)
-        return found, dict(f["output"].attrs)
+    found, attrs, _ = file_contents(path)
+    return found, attrs
 
 
 # Five series: at 2, 3, 4 ranks blocks of 3+2, 2+2+1, 2+1+1+1 (ranks with one
