@@ -10,12 +10,12 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
+#include "core/workspace_cache.hpp"
 #include "solvers/poisson/detail/methods.hpp"
 #include "solvers/poisson/detail/multigrid_cycles.hpp"
 #include "solvers/poisson/detail/multigrid_hierarchy.hpp"
 #include "solvers/poisson/detail/multigrid_kernels.hpp"
 #include "solvers/poisson/detail/multigrid_preconditioner.hpp"
-#include "solvers/poisson/detail/workspace_cache.hpp"
 
 namespace portasolve::poisson::detail {
 
@@ -56,7 +56,7 @@ template class MultigridPreconditioner<double>;
 namespace {
 
 // A solve's hierarchy, kept for the next solve of the same grid and options
-// (workspace_cache.hpp): its coarse levels' allocations cost more than the
+// (core/workspace_cache.hpp): its coarse levels' allocations cost more than the
 // cycles on small grids.
 template <class T>
 struct MultigridWorkspace {
@@ -97,7 +97,7 @@ void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& r
   const MultigridOptions& mg = options.multigrid;
   // A kept workspace was last used by a solve that ended with a host
   // reduction on its instance: nothing of that solve still runs on it.
-  const detail::BorrowedWorkspace<MultigridWorkspace<T>> workspace(
+  const BorrowedWorkspace<MultigridWorkspace<T>> workspace(
       MultigridWorkspace<T>::key_of(x, mg), [&] { return MultigridWorkspace<T>{Hierarchy<T>(exec, x, rhs, mg)}; });
   Hierarchy<T>& hierarchy = workspace->hierarchy;
   const FinestBinding<T> binding(hierarchy, x, rhs);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/workspace_cache.hpp"
 #include "solvers/poisson/detail/check_schedule.hpp"
 #include "solvers/poisson/detail/methods.hpp"
 #include "solvers/poisson/detail/stencil.hpp"
@@ -189,5 +190,7 @@ SolveReport solve(const View2D<T>& x, const View2D<T>& rhs, const SolverOptions&
 PORTASOLVE_POISSON_ENTRY_POINTS(float)
 PORTASOLVE_POISSON_ENTRY_POINTS(double)
 #undef PORTASOLVE_POISSON_ENTRY_POINTS
+
+void release_workspaces() { portasolve::release_workspaces(); }
 
 }  // namespace portasolve::poisson

@@ -16,10 +16,10 @@
 #include <tuple>
 #include <utility>
 
+#include "core/workspace_cache.hpp"
 #include "solvers/poisson/detail/methods.hpp"
 #include "solvers/poisson/detail/spectral_kernels.hpp"
 #include "solvers/poisson/detail/stencil.hpp"
-#include "solvers/poisson/detail/workspace_cache.hpp"
 
 namespace portasolve::poisson::detail {
 
@@ -133,7 +133,7 @@ struct ColumnSolve {
 };
 
 // What a Dirichlet solve of one shape needs besides x and B: built once and
-// kept for the next solve of that shape (workspace_cache.hpp).
+// kept for the next solve of that shape (core/workspace_cache.hpp).
 template <class T>
 struct DirichletWorkspace {
   using Key = std::tuple<std::int64_t, std::int64_t, fft::Implementation>;  // rows, cols, FFT
@@ -179,8 +179,8 @@ void solve_dirichlet(const ExecSpace& exec, const View2D<T>& x, const View2D<T>&
                      CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
   const fft::Implementation fft = fft_implementation(options.spectral_fft);
-  const detail::BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols, fft},
-                                                           [&] { return DirichletWorkspace<T>(exec, m, n, fft); });
+  const BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols, fft},
+                                                   [&] { return DirichletWorkspace<T>(exec, m, n, fft); });
   for_interior(exec, "spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
   apply_inverse(exec, *w);
   for_interior(exec, "spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});

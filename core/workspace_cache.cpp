@@ -1,16 +1,13 @@
 // The registry of workspace caches (workspace_cache.hpp): what
 // release_workspaces() empties, and the finalize hook that runs it.
-#include "solvers/poisson/detail/workspace_cache.hpp"
+#include "core/workspace_cache.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <mutex>
 #include <vector>
 
-#include "solvers/poisson/solver.hpp"
+namespace portasolve {
 
-namespace portasolve::poisson {
-
-namespace detail {
 namespace {
 std::mutex cache_registry_mutex;
 std::vector<void (*)()>& cache_clearers() {
@@ -36,15 +33,14 @@ void release_workspaces_at_finalize() {
   });
   release_hook_pushed = true;
 }
-}  // namespace detail
 
 void release_workspaces() {
   std::vector<void (*)()> clearers;
   {
-    const std::lock_guard<std::mutex> lock(detail::cache_registry_mutex);
-    clearers = detail::cache_clearers();
+    const std::lock_guard<std::mutex> lock(cache_registry_mutex);
+    clearers = cache_clearers();
   }
   for (const auto clear : clearers) clear();
 }
 
-}  // namespace portasolve::poisson
+}  // namespace portasolve

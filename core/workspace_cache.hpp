@@ -1,14 +1,16 @@
 #pragma once
-// The buffers and FFT plans a solve builds for its grid, kept for the next
-// solve of the same shape. Repeated solves (time steps, benchmark repeats,
-// calls from Python) then skip cuFFT planning and device allocations, which
-// cost more than a small grid's whole solve.
+// The buffers, FFT plans and tables a solve builds for its shape, kept for
+// the next solve of the same shape (Poisson's spectral and multigrid
+// workspaces, the Lomb-Scargle NUFFT's correction table). Repeated solves
+// (time steps, benchmark repeats, calls from Python) then skip cuFFT
+// planning, device allocations and tables, which cost more than a small
+// problem's whole solve.
 //
 // One workspace per type is kept, that of the last shape solved. A solve
 // takes it out of the cache (so solves from several host threads never share
 // one) and puts it back when done, replacing whatever another solve left.
 // The cache is emptied when Kokkos finalizes (no View may outlive Kokkos),
-// or earlier by release_workspaces() (solver.hpp). A workspace holds no
+// or earlier by release_workspaces(). A workspace holds no
 // execution space instance: each solve runs it on its own (solve(exec, ...))
 // and gives it back after a host reduction on that instance, so the next
 // solve, on any instance, finds none of its work still running.
@@ -16,7 +18,10 @@
 #include <mutex>
 #include <utility>
 
-namespace portasolve::poisson::detail {
+namespace portasolve {
+
+// Empties every workspace cache now (also run when Kokkos finalizes).
+void release_workspaces();
 
 // Adds a cache's clear() to those release_workspaces() runs.
 void register_workspace_cache(void (*clear)());
@@ -89,4 +94,4 @@ class BorrowedWorkspace {
   std::unique_ptr<Workspace> workspace_;
 };
 
-}  // namespace portasolve::poisson::detail
+}  // namespace portasolve
