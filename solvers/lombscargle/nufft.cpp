@@ -13,6 +13,7 @@
 #include "core/host_threads.hpp"
 #include "core/profiling.hpp"
 #include "core/spaces.hpp"
+#include "core/workspace_cache.hpp"
 #include "solvers/lombscargle/detail/nufft_plan.hpp"
 #include "solvers/lombscargle/detail/upload.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
@@ -532,23 +533,46 @@ void dispatch_multiterm(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceD
   (one(std::integral_constant<int, NTerms + 2>{}), ...);  // 2 .. max_nterms
 }
 
-// The kernel's Fourier transform's reciprocal for the plan's modes, on a grid
-// of n, on exec (fenced before the quadrature's nodes and weights go).
+// The kernel's Fourier transform's reciprocal for `modes` modes of a grid of
+// n, on exec (fenced before the quadrature's nodes and weights go).
+template <class T>
+Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction_table(const ExecSpace& exec, const SpreadingKernel& kernel,
+                                                                 std::int64_t modes, std::int64_t n) {
+  std::vector<double> nodes, weights;
+  gauss_legendre(2 * kernel.width + 4, nodes, weights);
+  Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> table(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")), modes / 2 + 1);
+  const View1D<T> node_view = upload<View1D<T>>(exec, "lombscargle_nufft_nodes", nodes);
+  const View1D<T> weighted(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_weighted")),
+                           nodes.size());
+  Kokkos::parallel_for(
+      "lombscargle_nufft_kernel_at_nodes", Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(nodes.size())),
+      NufftKernelAtNodes<T>{weighted, node_view, upload<View1D<T>>(exec, "lombscargle_nufft_weights", weights),
+                            static_cast<T>(kernel.beta)});
+  Kokkos::parallel_for("lombscargle_nufft_correction",
+                       Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(table.extent(0))),
+                       NufftCorrection<T>{table, node_view, weighted,
+                                          static_cast<T>(M_PI * kernel.width / static_cast<double>(n)), kernel.width});
+  exec.fence();
+  return table;
+}
+
+// A correction table kept for the next plan of the same modes, grid and
+// kernel (core/workspace_cache.hpp): calls from Python on one frequency grid
+// spent a third of their time re-forming it.
+template <class T>
+struct KeptCorrection {
+  using Key = std::tuple<std::int64_t, std::int64_t, int, double>;  // modes, n, kernel width and beta
+  Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> table;
+};
+
+// The plan's correction for a grid of n: kept, or made on exec (and fenced).
 template <class T>
 void make_correction(const ExecSpace& exec, NufftPlan<T>& plan, std::int64_t n) {
-  std::vector<double> nodes, weights;
-  gauss_legendre(2 * plan.kernel.width + 4, nodes, weights);
-  plan.correction = Kokkos::View<T*, Kokkos::LayoutRight, MemSpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_nufft_correction")),
-      plan.layout.modes / 2 + 1);
-  Kokkos::parallel_for(
-      "lombscargle_nufft_correction",
-      Kokkos::RangePolicy<ExecSpace>(exec, 0, static_cast<int>(plan.correction.extent(0))),
-      NufftCorrection<T>{plan.correction, upload<View1D<T>>(exec, "lombscargle_nufft_nodes", nodes),
-                         upload<View1D<T>>(exec, "lombscargle_nufft_weights", weights),
-                         static_cast<T>(plan.kernel.beta),
-                         static_cast<T>(M_PI * plan.kernel.width / static_cast<double>(n)), plan.kernel.width});
-  exec.fence();
+  const typename KeptCorrection<T>::Key key{plan.layout.modes, n, plan.kernel.width, plan.kernel.beta};
+  const BorrowedWorkspace<KeptCorrection<T>> kept(
+      key, [&] { return KeptCorrection<T>{correction_table<T>(exec, plan.kernel, plan.layout.modes, n)}; });
+  plan.correction = kept->table;  // read only from here on: plans share it
 }
 
 }  // namespace

@@ -173,17 +173,29 @@ struct NufftSpread {
 // 1 / (w integral_0^1 phi(s) cos(m alpha s) ds), alpha = pi w / n, for
 // m = 0 .. table size - 1, by Gauss-Legendre quadrature: what turns a
 // transformed mode back into the sum (the kernel's Fourier transform).
+// The quadrature's weights times the kernel phi at its nodes, formed once
+// (not once per mode: the exponentials were half the correction's time).
+template <class T>
+struct NufftKernelAtNodes {
+  Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> weighted;
+  Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> nodes, weights;  // on [0, 1]
+  T beta;
+  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
+    weighted(q) = weights(q) * semicircle_exp(nodes(q), beta);
+  }
+};
+
 template <class T>
 struct NufftCorrection {
   Kokkos::View<T*, Kokkos::LayoutRight, MemSpace> correction;
-  Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> nodes, weights;  // on [0, 1]
-  T beta, alpha;
+  Kokkos::View<const T*, Kokkos::LayoutRight, MemSpace> nodes, weighted;  // NufftKernelAtNodes's
+  T alpha;
   int width;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int m) const {
     T integral = 0;
     for (int q = 0; q < static_cast<int>(nodes.extent(0)); ++q)
-      integral += weights(q) * semicircle_exp(nodes(q), beta) * math::cos(static_cast<T>(m) * alpha * nodes(q));
+      integral += weighted(q) * math::cos(static_cast<T>(m) * alpha * nodes(q));
     correction(m) = 1 / (static_cast<T>(width) * integral);
   }
 };
