@@ -286,6 +286,7 @@ struct RankArrays {
   int depth = 0;          // jacobi_blocked's: its deep halo and arrays
   std::optional<DeepHalo<T>> deep;
   View2D<T> deep_current, deep_next, deep_rhs;
+  std::unique_ptr<RankMultigrid<T>> multigrid;  // multigrid's hierarchy, or cg's multigrid preconditioner
   std::int64_t calls = 0;
 
   explicit RankArrays(const distributed::GridDecomposition& decomposition)
@@ -316,6 +317,14 @@ struct RankArrays {
     }
     deep->restart_statistics();
     return *deep;
+  }
+  // The multigrid hierarchy for these options, kept or made.
+  RankMultigrid<T>& multigrid_for(const MultigridOptions& options, bool preconditioner) {
+    if (!multigrid || !multigrid->fits(*grid, options, preconditioner)) {
+      multigrid.reset();  // the old levels' memory and links first
+      multigrid = std::make_unique<RankMultigrid<T>>(*grid, options, preconditioner);
+    }
+    return *multigrid;
   }
   const View2D<T>& plain_next(const View2D<T>& x) {
     if (jacobi_next.extent(0) != x.extent(0) || jacobi_next.extent(1) != x.extent(1))
@@ -376,17 +385,20 @@ void run_jacobi_blocked(LocalGrid<T>& local, RankArrays<T>& arrays, const View2D
 bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
 
 template <class T>
-void run_cg(const distributed::GridDecomposition& grid, LocalGrid<T>& local, const View2D<T>& x,
-            const SolverOptions& options, CheckSchedule& schedule, std::optional<HaloStatistics>& own_halo) {
+void run_cg(RankArrays<T>& arrays, LocalGrid<T>& local, const View2D<T>& x, const SolverOptions& options,
+            CheckSchedule& schedule, std::optional<HaloStatistics>& own_halo) {
   using Sum = typename LocalGrid<T>::Sum;
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
   // Zero rings: on the grid's edge p must be 0 for q = A p (cg_kernels.hpp).
   View2D<T> r("poisson_cg_r", rows, cols), p("poisson_cg_p", rows, cols), q("poisson_cg_q", rows, cols);
   const bool jacobi = options.cg_preconditioner == CgPreconditioner::jacobi;
-  std::optional<RankMultigridPreconditioner<T>> multigrid;
-  if (options.cg_preconditioner == CgPreconditioner::multigrid) multigrid.emplace(grid, options.multigrid);
+  RankMultigrid<T>* multigrid = nullptr;
+  if (options.cg_preconditioner == CgPreconditioner::multigrid) {
+    multigrid = &arrays.multigrid_for(options.multigrid, /*preconditioner=*/true);
+    multigrid->start_preconditioning();
+  }
   // Preconditioned: z = M^-1 r in its own array (the multigrid cycle's), r r and r z apart.
-  const bool preconditioned = jacobi || multigrid;
+  const bool preconditioned = jacobi || multigrid != nullptr;
   const View2D<T> z = multigrid ? multigrid->z() : jacobi ? View2D<T>("poisson_cg_z", rows, cols) : r;
   CgBlockUpdate<T> update{x, r, p, z, q, T(0), T(0)};
   const auto precondition = [&] {
@@ -522,16 +534,15 @@ SolveReport solve_distributed(const distributed::GridDecomposition& grid, const 
   std::optional<HaloStatistics> deep_halo;  // jacobi_blocked's and multigrid's own exchanges
   if (!schedule.record(0, local.residual_norm(x))) {
     if (cg)
-      run_cg(grid, local, x, options, schedule, deep_halo);
-    else if (multigrid)
-      run_multigrid_over_ranks(
-          grid, x, rhs, options.multigrid, schedule,
-          [&] {
-            local.exchange(x);
-            return local.residual_norm(x);
-          },
-          deep_halo.emplace());
-    else if (blocked)
+      run_cg(arrays, local, x, options, schedule, deep_halo);
+    else if (multigrid) {
+      RankMultigrid<T>& hierarchy = arrays.multigrid_for(options.multigrid, /*preconditioner=*/false);
+      hierarchy.solve(x, rhs, schedule, [&] {
+        local.exchange(x);
+        return local.residual_norm(x);
+      });
+      deep_halo = hierarchy.statistics();
+    } else if (blocked)
       run_jacobi_blocked(local, arrays, x, options, schedule, deep_halo.emplace());
     else
       run_jacobi(local, arrays, x, options, schedule);

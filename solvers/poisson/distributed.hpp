@@ -65,7 +65,9 @@ struct RankArrays;  // distributed.cpp
 // What solve_distributed() keeps between calls when given one (a driver's
 // repeats, a time-stepping code): the halo exchanges, with the
 // device-to-device links they set up, and the methods' local arrays
-// (jacobi_blocked's three deep-ringed ones: the size of the block each).
+// (jacobi_blocked's three deep-ringed ones: the size of the block each;
+// multigrid's hierarchy, or cg's multigrid preconditioner, for the same
+// multigrid options).
 // Reused while the decomposition stays the same (pass a workspace with one
 // decomposition only, while it lives); let it go to free them.
 template <class T>

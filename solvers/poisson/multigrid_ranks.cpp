@@ -17,6 +17,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -175,7 +176,8 @@ class RankHierarchy {
                                             shift_of(fine.grid->rows_owned()), shift_of(coarse->rows_owned())};
         fine.col_transfer = RankTransfer<T>{transfer<T>(axes[l - 1].second, coarsen_cols),
                                             shift_of(fine.grid->cols_owned()), shift_of(coarse->cols_owned())};
-        fine.fine_residual = View2D<Sum>("poisson_mg_rank_residual", fine.level.u.extent(0), fine.level.u.extent(1));
+        fine.fine_residual = View2D<Sum>("poisson_mg_rank_residual", fine.grid->rows_owned().count + 2,
+                                         fine.grid->cols_owned().count + 2);  // level 0's u may not be bound yet
         fine.residual_halo = std::make_unique<CornerHalo<Sum>>(*fine.grid);
         if (l + 1 == depth_ || !stays_split(*coarse, axes[l])) {
           gathered_ = l;
@@ -191,15 +193,23 @@ class RankHierarchy {
     whole_u_ = zeroed_on<View2D<T>>(exec, "poisson_mg_whole_u", tail[0].first.points + 2, tail[0].second.points + 2);
     whole_f_ = zeroed_on<View2D<T>>(exec, "poisson_mg_whole_f", whole_u_.extent(0), whole_u_.extent(1));
     whole_ = std::make_unique<Hierarchy<T>>(exec, tail, whole_u_, whole_f_, options, symmetric);
-    if (gathered_ == 0) {  // the finest level is the coarsest: B whole once
-      std::vector<T> global;
-      all_gather_blocks(grid, rhs, global);
-      put_whole(global, whole_f_);
-    } else {
+    if (gathered_ > 0) {
       const GridDecomposition& coarse = *gathered_grid_;
       block_u_ = zeroed_on<View2D<T>>(exec, "poisson_mg_gathered_u", coarse.rows_owned().count + 2,
                                       coarse.cols_owned().count + 2);
       block_f_ = zeroed_on<View2D<T>>(exec, "poisson_mg_gathered_f", block_u_.extent(0), block_u_.extent(1));
+    }
+  }
+
+  // Level 0 is the caller's x and B (with rings): a kept hierarchy is
+  // pointed at each solve's, and at nothing between solves.
+  void bind_finest(const View2D<T>& x, const View2D<T>& rhs) {
+    levels_.front().level.u = x;
+    levels_.front().level.f = rhs;
+    if (gathered_ == 0 && rhs.data()) {  // the finest level is the coarsest: B whole on every rank
+      std::vector<T> global;
+      all_gather_blocks(*levels_.front().grid, rhs, global);
+      put_whole(global, whole_f_);
     }
   }
 
@@ -367,72 +377,99 @@ class RankHierarchy {
 }  // namespace
 
 template <class T>
-void run_multigrid_over_ranks(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
-                              const MultigridOptions& options, CheckSchedule& schedule,
-                              const std::function<double()>& residual_norm, distributed::HaloStatistics& halo) {
-  const ExecSpace exec;
-  RankHierarchy<T> hierarchy(exec, grid, x, rhs, options);
-  // Every cycle is checked, as on one rank.
-  for (std::int64_t done = 0;;) {
-    if (options.fmg && done == 0)
-      hierarchy.full_multigrid_cycle(exec);
-    else
-      hierarchy.cycle(exec);
-    ++done;
-    if (schedule.record(done, residual_norm())) break;
-  }
-  halo = hierarchy.statistics();
-}
-
-template <class T>
-struct RankMultigridPreconditioner<T>::Cycle {
-  View2D<T> f, z;  // level 0's right-hand side; its iterate is bound to the caller's z
+struct RankMultigrid<T>::Kept {
+  const distributed::GridDecomposition* grid;
+  MultigridOptions options;
+  bool preconditioner;
+  View2D<T> f, z;  // the preconditioner's level 0 (its B and its iterate)
   std::unique_ptr<RankHierarchy<T>> hierarchy;
+  distributed::HaloStatistics before;  // the exchanges' totals when the last call began
 };
 
 template <class T>
-RankMultigridPreconditioner<T>::RankMultigridPreconditioner(const distributed::GridDecomposition& grid,
-                                                            const MultigridOptions& options)
-    : cycle_(std::make_unique<Cycle>()) {
+RankMultigrid<T>::RankMultigrid(const distributed::GridDecomposition& grid, const MultigridOptions& options,
+                                bool preconditioner)
+    : kept_(std::make_unique<Kept>()) {
   const ExecSpace exec;
-  const auto rows = static_cast<std::size_t>(grid.rows_owned().count + 2);
-  const auto cols = static_cast<std::size_t>(grid.cols_owned().count + 2);
-  cycle_->f = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_f", rows, cols);
-  cycle_->z = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_z", rows, cols);
-  cycle_->hierarchy = std::make_unique<RankHierarchy<T>>(exec, grid, cycle_->z, cycle_->f, options, true);
+  Kept& k = *kept_;
+  k.grid = &grid;
+  k.options = options;
+  k.preconditioner = preconditioner;
+  if (preconditioner) {
+    const auto rows = static_cast<std::size_t>(grid.rows_owned().count + 2);
+    const auto cols = static_cast<std::size_t>(grid.cols_owned().count + 2);
+    k.f = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_f", rows, cols);
+    k.z = zeroed_on<View2D<T>>(exec, "poisson_mg_rank_z", rows, cols);
+  }
+  k.hierarchy = std::make_unique<RankHierarchy<T>>(exec, grid, k.z, k.f, options, /*symmetric=*/preconditioner);
+  k.hierarchy->bind_finest(k.z, k.f);
 }
 
 template <class T>
-RankMultigridPreconditioner<T>::~RankMultigridPreconditioner() = default;
+RankMultigrid<T>::~RankMultigrid() = default;
 
 template <class T>
-void RankMultigridPreconditioner<T>::apply(const View2D<T>& r) {
+bool RankMultigrid<T>::fits(const distributed::GridDecomposition& grid, const MultigridOptions& options,
+                            bool preconditioner) const {
+  const MultigridOptions& o = kept_->options;
+  const auto fields = [](const MultigridOptions& m) {
+    return std::make_tuple(m.cycle, m.smoother, m.pre_sweeps, m.post_sweeps, m.coarsest_size, m.gather_size, m.fmg,
+                           m.jacobi_omega);
+  };
+  return kept_->grid == &grid && kept_->preconditioner == preconditioner && fields(o) == fields(options);
+}
+
+template <class T>
+void RankMultigrid<T>::solve(const View2D<T>& x, const View2D<T>& rhs, CheckSchedule& schedule,
+                             const std::function<double()>& residual_norm) {
   const ExecSpace exec;
-  Cycle& c = *cycle_;
+  Kept& k = *kept_;
+  k.before = k.hierarchy->statistics();
+  k.hierarchy->bind_finest(x, rhs);
+  struct Unbind {  // the kept hierarchy must not keep the caller's arrays alive
+    RankHierarchy<T>& hierarchy;
+    ~Unbind() { hierarchy.bind_finest(View2D<T>(), View2D<T>()); }
+  } unbind{*k.hierarchy};
+  // Every cycle is checked, as on one rank.
+  for (std::int64_t done = 0;;) {
+    if (k.options.fmg && done == 0)
+      k.hierarchy->full_multigrid_cycle(exec);
+    else
+      k.hierarchy->cycle(exec);
+    ++done;
+    if (schedule.record(done, residual_norm())) break;
+  }
+}
+
+template <class T>
+void RankMultigrid<T>::start_preconditioning() {
+  kept_->before = kept_->hierarchy->statistics();
+}
+
+template <class T>
+void RankMultigrid<T>::apply(const View2D<T>& r) {
+  const ExecSpace exec;
+  Kept& k = *kept_;
   for_rectangle(exec, "poisson_mg_rank_precondition_start",
                 GridRectangle{0, 0, static_cast<int>(r.extent(0)), static_cast<int>(r.extent(1))},
-                StartPreconditioner<T>{r, c.f, c.z});
-  c.hierarchy->cycle(exec);
+                StartPreconditioner<T>{r, k.f, k.z});
+  k.hierarchy->cycle(exec);
 }
 
 template <class T>
-const View2D<T>& RankMultigridPreconditioner<T>::z() const {
-  return cycle_->z;
+const View2D<T>& RankMultigrid<T>::z() const {
+  return kept_->z;
 }
 
 template <class T>
-distributed::HaloStatistics RankMultigridPreconditioner<T>::statistics() const {
-  return cycle_->hierarchy->statistics();
+distributed::HaloStatistics RankMultigrid<T>::statistics() const {
+  distributed::HaloStatistics now = kept_->hierarchy->statistics();
+  now.seconds -= kept_->before.seconds;
+  now.exchanges -= kept_->before.exchanges;
+  return now;
 }
 
-template class RankMultigridPreconditioner<float>;
-template class RankMultigridPreconditioner<double>;
-
-template void run_multigrid_over_ranks<float>(const distributed::GridDecomposition&, const View2D<float>&,
-                                              const View2D<float>&, const MultigridOptions&, CheckSchedule&,
-                                              const std::function<double()>&, distributed::HaloStatistics&);
-template void run_multigrid_over_ranks<double>(const distributed::GridDecomposition&, const View2D<double>&,
-                                               const View2D<double>&, const MultigridOptions&, CheckSchedule&,
-                                               const std::function<double()>&, distributed::HaloStatistics&);
+template class RankMultigrid<float>;
+template class RankMultigrid<double>;
 
 }  // namespace portasolve::poisson::detail

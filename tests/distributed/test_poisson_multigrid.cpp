@@ -182,6 +182,45 @@ TEST(PoissonMultigridDistributed, PreconditionsCgLikeOneRank) {
   expect_multigrid_cg_like_one_rank<float>(Grid{90, 70}, 1, 1e-5);
 }
 
+// A workspace keeps the hierarchy between solves: solves with it give the
+// bits and exchange counts of solves without, through changes of options
+// (another gather size, the preconditioner, back to the first).
+TEST(PoissonMultigridDistributed, AWorkspaceKeepsTheHierarchyBetweenSolves) {
+  const Grid g{70, 83};
+  const ps::Problem problem = ps::manufactured_problem(g.rows, g.cols);
+  pd::GridDecomposition grid(MPI_COMM_WORLD, g.rows, g.cols);
+  const auto block = [&](const ps::HostGrid& global, const char* label) {
+    ps::HostGrid local(grid.rows_owned().count + 2, grid.cols_owned().count + 2);
+    local.values = grid.local_block(global.values.data(), 1);
+    return ps::to_device<double>(local, label);
+  };
+  const View2D<double> rhs = block(problem.rhs, "rhs");
+  ps::DistributedWorkspace<double> workspace;
+  struct Step {
+    ps::Method method;
+    int gather;
+  };
+  for (const Step step : {Step{ps::Method::multigrid, 1}, Step{ps::Method::multigrid, 1}, Step{ps::Method::cg, 1},
+                          Step{ps::Method::multigrid, 4096}, Step{ps::Method::cg, 1}, Step{ps::Method::multigrid, 1}}) {
+    ps::SolverOptions options;
+    options.method = step.method;
+    if (step.method == ps::Method::cg) options.cg_preconditioner = ps::CgPreconditioner::multigrid;
+    options.multigrid.gather_size = step.gather;
+    options.max_iterations = 4;
+    options.tolerance = 0;
+    const View2D<double> alone = block(problem.start, "alone"), kept = block(problem.start, "kept");
+    pd::HaloStatistics alone_halo, kept_halo;
+    const ps::SolveReport a = ps::solve_distributed(grid, alone, rhs, options, {}, &alone_halo);
+    const ps::SolveReport b = ps::solve_distributed(grid, kept, rhs, options, {}, &kept_halo, &workspace);
+    EXPECT_EQ(kept_halo.exchanges, alone_halo.exchanges);
+    EXPECT_EQ(b.relative_residual, a.relative_residual);
+    const ps::HostGrid x_alone = ps::to_host(alone), x_kept = ps::to_host(kept);
+    for (std::size_t i = 0; i < x_alone.values.size(); ++i)
+      ASSERT_EQ(x_kept.values[i], x_alone.values[i]) << ps::name_of(step.method) << ", point " << i;
+  }
+  EXPECT_EQ(workspace.calls(), 6);
+}
+
 TEST(PoissonMultigridDistributed, RefusesOtherBoundariesAndBadGatherSizes) {
   pd::GridDecomposition grid(MPI_COMM_WORLD, 12, 12);
   const View2D<double> x("x", grid.rows_owned().count + 2, grid.cols_owned().count + 2),

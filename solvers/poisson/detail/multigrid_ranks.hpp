@@ -18,35 +18,42 @@
 
 namespace portasolve::poisson::detail {
 
-// Cycles on x (this rank's block with its ring) until `schedule` stops,
-// checking after each with residual_norm(), which exchanges x's halo and
-// sums over ranks. `halo`: every level's exchanges.
+// A hierarchy over the ranks, kept between solves of one decomposition and
+// options (DistributedWorkspace): its levels, exchanges (with their
+// staging buffers and device links) and the coarse levels' communicators
+// cost more to make than a small grid's solve.
 template <class T>
-void run_multigrid_over_ranks(const distributed::GridDecomposition& grid, const View2D<T>& x, const View2D<T>& rhs,
-                              const MultigridOptions& options, CheckSchedule& schedule,
-                              const std::function<double()>& residual_norm, distributed::HaloStatistics& halo);
-
-// One cycle as cg's preconditioner over the ranks, z = M^-1 r on this
-// rank's block (multigrid_preconditioner.hpp's M: zero start, zero
-// boundary, the post-smoothing's colours reversed), the same bits as one
-// rank's cycle on the whole grid.
-template <class T>
-class RankMultigridPreconditioner {
+class RankMultigrid {
  public:
-  RankMultigridPreconditioner(const distributed::GridDecomposition& grid, const MultigridOptions& options);
-  ~RankMultigridPreconditioner();
-  RankMultigridPreconditioner(const RankMultigridPreconditioner&) = delete;
-  RankMultigridPreconditioner& operator=(const RankMultigridPreconditioner&) = delete;
+  // preconditioner: one symmetric cycle as cg's M (multigrid_preconditioner.hpp's:
+  // zero start, zero boundary, the post-smoothing's colours reversed; the
+  // same bits as one rank's cycle on the whole grid) on its own z; else the
+  // solver, on each solve's x and B.
+  RankMultigrid(const distributed::GridDecomposition& grid, const MultigridOptions& options, bool preconditioner);
+  ~RankMultigrid();
+  RankMultigrid(const RankMultigrid&) = delete;
+  RankMultigrid& operator=(const RankMultigrid&) = delete;
+  bool fits(const distributed::GridDecomposition& grid, const MultigridOptions& options, bool preconditioner) const;
 
-  // z() = M^-1 r on the block (r: block with ring, the ring ignored).
+  // The solver: cycles on x (this rank's block with its ring) until
+  // `schedule` stops, checking after each with residual_norm(), which
+  // exchanges x's halo and sums over ranks.
+  void solve(const View2D<T>& x, const View2D<T>& rhs, CheckSchedule& schedule,
+             const std::function<double()>& residual_norm);
+
+  // The preconditioner: start_preconditioning() once a solve, then z() =
+  // M^-1 r on the block per apply(r) (r: block with ring, the ring ignored).
+  void start_preconditioning();
   void apply(const View2D<T>& r);
   // Its own array (block with ring; the ring holds halos, not boundary values).
   const View2D<T>& z() const;
+
+  // Every level's exchanges since the last solve() or start_preconditioning().
   distributed::HaloStatistics statistics() const;
 
  private:
-  struct Cycle;
-  std::unique_ptr<Cycle> cycle_;
+  struct Kept;
+  std::unique_ptr<Kept> kept_;
 };
 
 }  // namespace portasolve::poisson::detail
