@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "solvers/smoothing/detail/launchers.hpp"
+#include "solvers/smoothing/detail/packed_strips.hpp"
 #include "solvers/smoothing/detail/register_bands.hpp"
 #include "solvers/smoothing/detail/separable_columns.hpp"
 #include "solvers/smoothing/detail/separable_tiles.hpp"
@@ -75,6 +76,13 @@ void launch_strips(const ExecSpace& exec, const GridRectangle& strips, const Smo
   if constexpr (std::is_integral<Pixel>::value) {
     using Bounded = Kokkos::RangePolicy<ExecSpace, Kokkos::LaunchBounds<strip_block_threads, strip_min_blocks>,
                                         Kokkos::IndexType<int>>;
+    if (rows_pack_aligned<const Pixel>(kernel.pass.in) && rows_pack_aligned<Pixel>(kernel.pass.out)) {
+      using Packed = Smooth2DPackedStrips<Pixel, R>;
+      const GridRectangle packs{0, 0, strips.rows, strips.cols / Packed::lanes};
+      Kokkos::parallel_for("smoothing_2d_packed_strips", Bounded(exec, 0, packs.rows * packs.cols),
+                           RectanglePoints<Packed>{Packed{kernel.pass, kernel.strip}, packs});
+      return;
+    }
     Kokkos::parallel_for("smoothing_2d_strips", Bounded(exec, 0, strips.rows * strips.cols),
                          RectanglePoints<Smooth2DStrips<Pixel, R>>{kernel, strips});
   } else {
