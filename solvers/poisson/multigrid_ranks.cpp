@@ -232,7 +232,6 @@ class RankHierarchy {
     }
     return total;
   }
-  std::size_t split_levels() const { return gathered_ == 0 ? 1 : gathered_; }
 
   // The steps run_cycle takes (multigrid_cycles.hpp).
   std::size_t depth() const { return depth_; }
