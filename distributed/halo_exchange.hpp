@@ -279,4 +279,28 @@ class HaloExchange {
   std::int64_t exchanges_ = 0;
 };
 
+// A halo exchange that also fills the ring's corners (for stencils that read
+// diagonal neighbours, and deep halos): west and east first, then north and
+// south the full width of the local array, which carries the corners the
+// first exchange brought.
+template <class T>
+class CornerHaloExchange {
+ public:
+  CornerHaloExchange(const GridDecomposition& grid, int width, const RingWidths& ring)
+      : across_(grid, width, HaloShape::across, ring), down_(grid, width, HaloShape::down_with_corners, ring) {}
+  CornerHaloExchange(const GridDecomposition& grid, int width)
+      : CornerHaloExchange(grid, width, RingWidths::uniform(width)) {}
+
+  void exchange(const View2D<T>& x) {
+    across_.exchange(x);
+    down_.exchange(x);
+  }
+  double seconds() const noexcept { return across_.seconds() + down_.seconds(); }
+  std::int64_t exchanges() const noexcept { return down_.exchanges(); }  // whole rings
+  HaloTransport transport() const noexcept { return combined(across_.transport(), down_.transport()); }
+
+ private:
+  HaloExchange<T> across_, down_;
+};
+
 }  // namespace portasolve::distributed

@@ -234,8 +234,7 @@ class DeepHalo {
       : ring_(distributed::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/1, /*edge_rows=*/true)),
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
-        across_(grid, depth, distributed::HaloShape::across, ring_),
-        down_(grid, depth, distributed::HaloShape::down_with_corners, ring_) {}
+        halo_(grid, depth, ring_) {}
 
   View2D<T> make(const char* label) const {
     return View2D<T>(std::string(label), static_cast<std::size_t>(rows_ + ring_.north + ring_.south),
@@ -248,24 +247,20 @@ class DeepHalo {
   }
   GridRectangle block() const { return GridRectangle{ring_.north, ring_.west, rows_, cols_}; }
 
-  void exchange(const View2D<T>& deep) {
-    across_.exchange(deep);
-    down_.exchange(deep);
-  }
+  void exchange(const View2D<T>& deep) { halo_.exchange(deep); }
   // Since the last restart_statistics() (the exchanges' totals run on over calls).
   HaloStatistics statistics() const {
-    return HaloStatistics{across_.seconds() + down_.seconds() - seconds_before_, down_.exchanges() - exchanges_before_,
-                          distributed::combined(across_.transport(), down_.transport())};
+    return HaloStatistics{halo_.seconds() - seconds_before_, halo_.exchanges() - exchanges_before_, halo_.transport()};
   }
   void restart_statistics() {
-    seconds_before_ = across_.seconds() + down_.seconds();
-    exchanges_before_ = down_.exchanges();
+    seconds_before_ = halo_.seconds();
+    exchanges_before_ = halo_.exchanges();
   }
 
  private:
   distributed::RingWidths ring_;
   int rows_, cols_;
-  distributed::HaloExchange<T> across_, down_;
+  distributed::CornerHaloExchange<T> halo_;  // across, then down the full width: the corners too
   double seconds_before_ = 0;
   std::int64_t exchanges_before_ = 0;
 };

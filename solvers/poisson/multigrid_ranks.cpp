@@ -73,10 +73,7 @@ GridRectangle block_of(const GridDecomposition& grid) {
 template <class T>
 void all_gather_blocks(const GridDecomposition& grid, const View2D<T>& local, std::vector<T>& global) {
   const int ranks = grid.size();
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local);
-  std::vector<T> mine(host.extent(0) * host.extent(1));
-  for (std::size_t i = 0; i < host.extent(0); ++i)
-    for (std::size_t j = 0; j < host.extent(1); ++j) mine[i * host.extent(1) + j] = host(i, j);
+  const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local);  // row-major, contiguous
   std::vector<int> counts(ranks), offsets(ranks);
   for (int r = 0; r < ranks; ++r)
     counts[r] = static_cast<int>((grid.rows_owned_by(r).count + 2) * (grid.cols_owned_by(r).count + 2));
@@ -111,30 +108,9 @@ void take_window(const GridDecomposition& grid, const View2D<T>& whole, const Vi
 
 template <class T>
 void put_whole(const std::vector<T>& global, const View2D<T>& whole) {
-  const auto host = Kokkos::create_mirror_view(whole);
-  for (std::size_t i = 0; i < host.extent(0); ++i)
-    for (std::size_t j = 0; j < host.extent(1); ++j) host(i, j) = global[i * host.extent(1) + j];
-  Kokkos::deep_copy(whole, host);
+  using Unmanaged = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  Kokkos::deep_copy(whole, Unmanaged(global.data(), whole.extent(0), whole.extent(1)));
 }
-
-// A halo exchange that fills the ring's corners too (full weighting and
-// bilinear interpolation read diagonal neighbours): west and east first,
-// then north and south the full width of the local array.
-template <class U>
-class CornerHalo {
- public:
-  explicit CornerHalo(const GridDecomposition& grid)
-      : across_(grid, 1, distributed::HaloShape::across), down_(grid, 1, distributed::HaloShape::down_with_corners) {}
-  void exchange(const View2D<U>& grid) {
-    across_.exchange(grid);
-    down_.exchange(grid);
-  }
-  double seconds() const { return across_.seconds() + down_.seconds(); }
-  std::int64_t exchanges() const { return down_.exchanges(); }
-
- private:
-  HaloExchange<U> across_, down_;
-};
 
 // One split level: its decomposition, grids on this rank's block, exchanges.
 template <class T>
@@ -142,11 +118,13 @@ struct RankLevel {
   using Sum = typename Accumulator<T>::type;
   std::unique_ptr<GridDecomposition> own_grid;  // coarse levels (level 0: the caller's)
   const GridDecomposition* grid = nullptr;
-  Level<T> level;                                  // op shifted to the block
-  View2D<Sum> fine_residual;                       // f - L u before the restriction
-  std::unique_ptr<HaloExchange<T>> halo;           // u's edges, for the smoothers and the residual
-  std::unique_ptr<CornerHalo<T>> correction_halo;  // u's ring with corners, before it is interpolated
-  std::unique_ptr<CornerHalo<Sum>> residual_halo;  // fine_residual's ring with corners, before restriction
+  Level<T> level;                         // op shifted to the block
+  View2D<Sum> fine_residual;              // f - L u before the restriction
+  std::unique_ptr<HaloExchange<T>> halo;  // u's edges, for the smoothers and the residual
+  std::unique_ptr<distributed::CornerHaloExchange<T>>
+      correction_halo;  // u's ring with corners, before it is interpolated
+  std::unique_ptr<distributed::CornerHaloExchange<Sum>>
+      residual_halo;                               // fine_residual's ring with corners, before restriction
   RankTransfer<T> row_transfer{}, col_transfer{};  // to the next coarser level
 };
 
@@ -178,7 +156,7 @@ class RankHierarchy {
                                             shift_of(fine.grid->cols_owned()), shift_of(coarse->cols_owned())};
         fine.fine_residual = View2D<Sum>("poisson_mg_rank_residual", fine.grid->rows_owned().count + 2,
                                          fine.grid->cols_owned().count + 2);  // level 0's u may not be bound yet
-        fine.residual_halo = std::make_unique<CornerHalo<Sum>>(*fine.grid);
+        fine.residual_halo = std::make_unique<distributed::CornerHaloExchange<Sum>>(*fine.grid, 1);
         if (l + 1 == depth_ || !stays_split(*coarse, axes[l])) {
           gathered_ = l;
           gathered_grid_ = std::move(coarse);
@@ -358,7 +336,7 @@ class RankHierarchy {
     make_level_grids(exec, level, levels_.size(), static_cast<int>(grid.rows_owned().count + 2),
                      static_cast<int>(grid.cols_owned().count + 2), x, rhs, options_, "poisson_mg_rank_");
     rank.halo = std::make_unique<HaloExchange<T>>(grid, 1);
-    if (!levels_.empty()) rank.correction_halo = std::make_unique<CornerHalo<T>>(grid);
+    if (!levels_.empty()) rank.correction_halo = std::make_unique<distributed::CornerHaloExchange<T>>(grid, 1);
     levels_.push_back(std::move(rank));
   }
 
