@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include "app/hdf5.hpp"
 #include "app/pgm.hpp"
@@ -28,14 +29,30 @@ const std::vector<std::string>& synthetic_patterns() {
 }
 
 Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed) {
-  Image image{rows, cols, std::vector<double>(rows * cols), 255,
+  return synthetic_image_window(rows, cols, pattern, seed, ImageWindow{0, rows, 0, cols});
+}
+
+Image synthetic_image_window(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed,
+                             const ImageWindow& window) {
+  if (window.first_row + window.rows > rows || window.first_col + window.cols > cols)
+    throw std::invalid_argument("synthetic_image_window: the window reaches past the " + std::to_string(rows) + "x" +
+                                std::to_string(cols) + " image");
+  Image image{window.rows, window.cols, std::vector<double>(window.rows * window.cols), 255,
               "synthetic " + pattern + " image, seed " + std::to_string(seed)};
   std::mt19937_64 generator(seed);
   std::uniform_real_distribution<double> uniform(0, 1);
   if (pattern == "noise") {
-    for (std::size_t k = 0; k < image.values.size(); ++k) {
-      if (k % (std::size_t{1} << 16) == 0) throw_if_interrupted();  // a large image takes seconds
-      image.values[k] = std::floor(256 * uniform(generator));
+    // Pixel k of the whole image is the k-th draw: a window skips the draws
+    // of the pixels outside it (one draw a pixel, which the test of windows
+    // against the whole image checks).
+    std::size_t drawn = 0;  // pixels of the whole image drawn or skipped so far
+    for (std::size_t i = 0; i < window.rows; ++i) {
+      throw_if_interrupted();  // a large image takes seconds
+      const std::size_t first = (window.first_row + i) * cols + window.first_col;
+      generator.discard(first - drawn);
+      for (std::size_t j = 0; j < window.cols; ++j)
+        image.values[i * window.cols + j] = std::floor(256 * uniform(generator));
+      drawn = first + window.cols;
     }
     return image;
   }
@@ -55,9 +72,11 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
     b = {x, x + 0.05 + 0.2 * uniform(generator), y, y + 0.1 + 0.4 * uniform(generator), 255 * uniform(generator)};
   }
   const double texture_angle = two_pi * uniform(generator);
-  for (std::size_t i = 0; i < rows; ++i) {
+  for (std::size_t wi = 0; wi < window.rows; ++wi) {
     throw_if_interrupted();  // a 16384^2 picture takes seconds: Ctrl-C acts within a row
-    for (std::size_t j = 0; j < cols; ++j) {
+    const std::size_t i = window.first_row + wi;
+    for (std::size_t wj = 0; wj < window.cols; ++wj) {
+      const std::size_t j = window.first_col + wj;
       const double y = (i + 0.5) / static_cast<double>(rows), x = (j + 0.5) / static_cast<double>(cols);
       double v = 40 + 120 * x + 60 * y * y;  // lighting
       if (pattern == "shapes") {
@@ -70,7 +89,7 @@ Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pat
         const double along = x * std::cos(texture_angle) + y * std::sin(texture_angle);
         v += 12 * std::sin(two_pi * 23 * along);
       }
-      image.values[i * cols + j] = std::clamp(std::round(v), 0.0, 255.0);
+      image.values[wi * window.cols + wj] = std::clamp(std::round(v), 0.0, 255.0);
     }
   }
   return image;
@@ -103,8 +122,15 @@ unsigned maxval_for(double largest) { return largest > 255 ? 65535u : 255u; }
 
 }  // namespace
 
-std::pair<std::size_t, std::size_t> hdf5_image_size(const config::Config& config, const std::string& prefix,
-                                                    const std::string& source_key) {
+bool reads_windows(const std::string& source) { return source == "hdf5" || source == "synthetic"; }
+
+std::pair<std::size_t, std::size_t> windowed_image_size(const config::Config& config, const std::string& prefix,
+                                                        const std::string& source, const std::string& source_key) {
+  if (source == "synthetic")
+    return {static_cast<std::size_t>(config.integer(prefix + ".rows")),
+            static_cast<std::size_t>(config.integer(prefix + ".cols"))};
+  if (source != "hdf5")
+    throw std::invalid_argument("windowed_image_size: a " + source + " image is read whole (reads_windows)");
   const std::string file = image_file(config, prefix, "hdf5", source_key);
   const std::string dataset = config.string(prefix + ".dataset");
   const h5::Dims dims = h5::File::open_read_only(file).dataset_dims(dataset);
@@ -114,15 +140,22 @@ std::pair<std::size_t, std::size_t> hdf5_image_size(const config::Config& config
   return {dims[0], dims[1]};
 }
 
-Image load_hdf5_image_block(const config::Config& config, const std::string& prefix, const std::string& source_key,
-                            std::size_t first_row, std::size_t rows, std::size_t first_col, std::size_t cols) {
+Image load_image_window(const config::Config& config, const std::string& prefix, const std::string& source,
+                        const std::string& source_key, const ImageWindow& window) {
+  if (source == "synthetic") {
+    const auto [rows, cols] = windowed_image_size(config, prefix, source, source_key);
+    return synthetic_image_window(rows, cols, config.string(prefix + ".pattern"),
+                                  static_cast<unsigned>(config.integer("seed")), window);
+  }
+  if (source != "hdf5")
+    throw std::invalid_argument("load_image_window: a " + source + " image is read whole (reads_windows)");
   const std::string file = image_file(config, prefix, "hdf5", source_key);
   const std::string dataset = config.string(prefix + ".dataset");
-  std::vector<double> values =
-      h5::File::open_read_only(file).read_block<double>(dataset, {first_row, first_col}, {rows, cols});
-  check_finite(values, cols, first_row, first_col, file);
+  std::vector<double> values = h5::File::open_read_only(file).read_block<double>(
+      dataset, {window.first_row, window.first_col}, {window.rows, window.cols});
+  check_finite(values, window.cols, window.first_row, window.first_col, file);
   const double top = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
-  return Image{rows, cols, std::move(values), maxval_for(top), "HDF5 dataset " + file + ":" + dataset};
+  return Image{window.rows, window.cols, std::move(values), maxval_for(top), "HDF5 dataset " + file + ":" + dataset};
 }
 
 Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,

@@ -28,22 +28,34 @@ void add_image_input_schema(config::Schema& schema, const std::string& prefix);
 Image load_image(const config::Config& config, const std::string& prefix, const std::string& source,
                  const std::string& source_key);
 
-// Over MPI ranks, where each rank reads only its block of an HDF5 image:
-// the image's rows and cols (errors as load_image's), and the block
-// [first_row, first_row + rows) x [first_col, first_col + cols) as an Image
-// of the block's size (maxval from the block's own largest value: the
-// caller settles it over the ranks; a pixel that is not finite is an
-// InputError naming its place in the whole image).
-std::pair<std::size_t, std::size_t> hdf5_image_size(const config::Config& config, const std::string& prefix,
-                                                    const std::string& source_key);
-Image load_hdf5_image_block(const config::Config& config, const std::string& prefix, const std::string& source_key,
-                            std::size_t first_row, std::size_t rows, std::size_t first_col, std::size_t cols);
+// A rectangle of an image: rows [first_row, first_row + rows) and columns
+// [first_col, first_col + cols).
+struct ImageWindow {
+  std::size_t first_row = 0, rows = 0, first_col = 0, cols = 0;
+};
+
+// Over MPI ranks each rank reads only its window of an image whose source
+// allows it: "hdf5" (a hyperslab of the dataset) and "synthetic" (drawn
+// pixel by pixel); a PGM is read whole.
+bool reads_windows(const std::string& source);
+// Such an image's rows and cols (errors as load_image's).
+std::pair<std::size_t, std::size_t> windowed_image_size(const config::Config& config, const std::string& prefix,
+                                                        const std::string& source, const std::string& source_key);
+// Its window as an Image of the window's size, the same pixels as load_image's
+// there (maxval from the window's own largest value: the caller settles it
+// over the ranks; a pixel that is not finite is an InputError naming its place
+// in the whole image).
+Image load_image_window(const config::Config& config, const std::string& prefix, const std::string& source,
+                        const std::string& source_key, const ImageWindow& window);
 
 // Patterns: "shapes" (a lit gradient with discs, bars and a sinusoidal
 // texture, 8-bit levels: edges and smooth parts like a photograph), "noise"
 // (uniform 0..255), "gradient" (smooth ramp).
 const std::vector<std::string>& synthetic_patterns();
 Image synthetic_image(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed);
+// The window of that image, drawn without the rest.
+Image synthetic_image_window(std::size_t rows, std::size_t cols, const std::string& pattern, unsigned seed,
+                             const ImageWindow& window);
 
 // Writes values as the PGM output.pgm names (rounded, clamped to 0..maxval),
 // moved into place with the result file when the run succeeds, under the

@@ -10,6 +10,8 @@
 #include <memory>
 #include <ostream>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 
 #include "app/pgm.hpp"
 #include "core/interrupt.hpp"
@@ -21,12 +23,14 @@
 #include "drivers/image_input.hpp"
 #include "drivers/option_keys.hpp"
 #include "drivers/option_table.hpp"
+#include "drivers/poisson_ranks.hpp"
 #include "drivers/repeat_loop.hpp"
 #include "fft/fft.hpp"
 #include "solvers/poisson/problem.hpp"
 #include "solvers/poisson/solver.hpp"
 #if PORTASOLVE_HAVE_MPI
 #include "distributed/grid_decomposition.hpp"
+#include "distributed/halo_exchange.hpp"
 #include "distributed/mpi_session.hpp"
 #include "solvers/poisson/distributed.hpp"
 #endif
@@ -167,12 +171,52 @@ const OptionKeys& solver_option_keys() { return solver_option_table().keys(); }
 
 poisson::SolverOptions solver_options(const config::Config& config) { return solver_option_table().read(config); }
 
+// The problem on the whole grid, or over MPI ranks this rank's window of it
+// (its block and a ring of 1: rank_window()).
 struct LoadedProblem {
   ps::Problem problem;
-  unsigned maxval = 255;  // for PGM output
+  std::size_t rows = 0, cols = 0;  // the whole grid's
+  ps::GridWindow window;           // where problem's grids lie in it
+  unsigned maxval = 255;           // for PGM output
   bool image = false;
   double image_mean = 0;  // neumann and periodic: added back to the zero-mean solution in the PGM
+  std::string read = "whole grid";
 };
+
+// problem.initial: pgm sets the start's interior from an image of the whole grid's size.
+void apply_initial(const config::Config& config, LoadedProblem& loaded) {
+  if (config.string("problem.initial") != "pgm") return;
+  if (!config.has("problem.initial_file"))
+    throw ConfigError(config.where("problem.initial"), "problem.initial_file", "missing for problem.initial: pgm",
+                      "the path of a PGM image of the grid's size");
+  const std::string file = config.string("problem.initial_file");
+  const pgm::Image initial = pgm::read(file);
+  if (initial.rows != loaded.rows || initial.cols != loaded.cols)
+    throw InputError(file + ": the initial image is " + std::to_string(initial.cols) + "x" +
+                     std::to_string(initial.rows) + " (width x height), the problem " + std::to_string(loaded.cols) +
+                     "x" + std::to_string(loaded.rows));
+  // The window's inner points only: the ring is the boundary or, over ranks, the neighbours' (their exchange).
+  ps::HostGrid& start = loaded.problem.start;
+  const ps::GridWindow& w = loaded.window;
+  for (std::size_t i = 1; i + 1 < start.rows; ++i)
+    for (std::size_t j = 1; j + 1 < start.cols; ++j)
+      start(i, j) = initial.pixels[(w.first_row + i) * initial.cols + w.first_col + j];
+}
+
+// B from an image (the whole image, or a rank's window of it).
+void set_image_problem(LoadedProblem& loaded, const Image& image, ps::Boundary boundary) {
+  throw_if_interrupted();
+  ps::HostGrid grid(image.rows, image.cols);
+  grid.values = image.values;
+  // neumann and periodic: B = the image's Laplacian with the boundary's own
+  // neighbours, the answer the image minus its mean.
+  loaded.problem = boundary == ps::Boundary::dirichlet ? ps::reconstruction_problem(grid)
+                                                       : ps::whole_grid_reconstruction_problem(grid, boundary);
+  if (boundary != ps::Boundary::dirichlet) loaded.image_mean = grid.values[0] - loaded.problem.exact->values[0];
+  loaded.problem.description += " (" + image.description + ")";
+  loaded.maxval = image.maxval;
+  loaded.image = true;
+}
 
 LoadedProblem load_problem(const config::Config& config) {
   const std::string source = config.string("problem.source");
@@ -182,40 +226,72 @@ LoadedProblem load_problem(const config::Config& config) {
     throw ConfigError(config.where("poisson.boundary"), "poisson.boundary",
                       "the manufactured problem has Dirichlet values on its ring",
                       "dirichlet, or an image source (pgm, hdf5, synthetic) for neumann and periodic");
-  if (source == "manufactured") {
+  if (source == "manufactured")
     loaded.problem = ps::manufactured_problem(static_cast<std::size_t>(config.integer("problem.rows")),
                                               static_cast<std::size_t>(config.integer("problem.cols")));
-  } else {
-    const Image image = load_image(config, "problem", source, "problem.source");
-    throw_if_interrupted();
-    ps::HostGrid grid(image.rows, image.cols);
-    grid.values = image.values;
-    // neumann and periodic: B = the image's Laplacian with the boundary's own
-    // neighbours, the answer the image minus its mean.
-    loaded.problem = boundary == ps::Boundary::dirichlet ? ps::reconstruction_problem(grid)
-                                                         : ps::whole_grid_reconstruction_problem(grid, boundary);
-    if (boundary != ps::Boundary::dirichlet) loaded.image_mean = grid.values[0] - loaded.problem.exact->values[0];
-    loaded.problem.description += " (" + image.description + ")";
-    loaded.maxval = image.maxval;
-    loaded.image = true;
-  }
-  if (config.string("problem.initial") == "pgm") {
-    if (!config.has("problem.initial_file"))
-      throw ConfigError(config.where("problem.initial"), "problem.initial_file", "missing for problem.initial: pgm",
-                        "the path of a PGM image of the grid's size");
-    const std::string file = config.string("problem.initial_file");
-    const pgm::Image initial = pgm::read(file);
-    ps::HostGrid& start = loaded.problem.start;
-    if (initial.rows != start.rows || initial.cols != start.cols)
-      throw InputError(file + ": the initial image is " + std::to_string(initial.cols) + "x" +
-                       std::to_string(initial.rows) + " (width x height), the problem " + std::to_string(start.cols) +
-                       "x" + std::to_string(start.rows));
-    // The interior only: the boundary belongs to the problem.
-    for (std::size_t i = 1; i + 1 < start.rows; ++i)
-      for (std::size_t j = 1; j + 1 < start.cols; ++j) start(i, j) = initial.pixels[i * start.cols + j];
-  }
+  else
+    set_image_problem(loaded, load_image(config, "problem", source, "problem.source"), boundary);
+  loaded.rows = loaded.problem.rhs.rows;
+  loaded.cols = loaded.problem.rhs.cols;
+  loaded.window = ps::GridWindow{0, loaded.rows, 0, loaded.cols};
+  apply_initial(config, loaded);
   return loaded;
 }
+
+#if PORTASOLVE_HAVE_MPI
+// A window of a whole-grid problem's grids.
+ps::HostGrid cut(const ps::HostGrid& whole, const ps::GridWindow& w) {
+  ps::HostGrid part(w.rows, w.cols);
+  for (std::size_t i = 0; i < w.rows; ++i)
+    for (std::size_t j = 0; j < w.cols; ++j) part(i, j) = whole(w.first_row + i, w.first_col + j);
+  return part;
+}
+
+// Over MPI ranks (dirichlet only: check_poisson_ranks): the decomposition
+// of the whole grid and this rank's window of the problem. HDF5 and
+// synthetic images and the manufactured problem are built a window per rank
+// from the same values; a PGM image is read whole on every rank and cut. The
+// start's ring where it faces other ranks is the neighbours' to fill (an
+// exchange after the upload), as is B's.
+LoadedProblem load_rank_problem(const config::Config& config,
+                                std::unique_ptr<distributed::GridDecomposition>& decomposition) {
+  const std::string source = config.string("problem.source");
+  const bool manufactured = source == "manufactured";
+  LoadedProblem loaded;
+  if (manufactured) {
+    loaded.rows = static_cast<std::size_t>(config.integer("problem.rows"));
+    loaded.cols = static_cast<std::size_t>(config.integer("problem.cols"));
+  } else if (reads_windows(source)) {
+    std::tie(loaded.rows, loaded.cols) = windowed_image_size(config, "problem", source, "problem.source");
+  } else {
+    loaded = load_problem(config);  // a PGM: whole, then cut below
+  }
+  decomposition = std::make_unique<distributed::GridDecomposition>(
+      MPI_COMM_WORLD, static_cast<std::int64_t>(loaded.rows), static_cast<std::int64_t>(loaded.cols));
+  const ps::GridWindow window = rank_window(*decomposition);
+  if (loaded.image) {
+    ps::Problem& problem = loaded.problem;
+    problem.rhs = cut(problem.rhs, window);
+    problem.start = cut(problem.start, window);
+    problem.exact = cut(*problem.exact, window);
+    loaded.window = window;
+    return loaded;  // the initial image is in the whole start
+  }
+  loaded.window = window;
+  loaded.read = "each rank its block";
+  if (manufactured) {
+    loaded.problem = ps::manufactured_problem(loaded.rows, loaded.cols, window);
+  } else {
+    const Image image = load_image_window(config, "problem", source, "problem.source",
+                                          ImageWindow{window.first_row, window.rows, window.first_col, window.cols});
+    set_image_problem(loaded, image, ps::Boundary::dirichlet);
+    // The whole image's: 16-bit PGM output if any window needs it.
+    MPI_Allreduce(MPI_IN_PLACE, &loaded.maxval, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
+  }
+  apply_initial(config, loaded);
+  return loaded;
+}
+#endif
 
 using TimedSolve = TimedRun<ps::SolveReport>;
 
@@ -279,53 +355,6 @@ void write_grid(h5::Group& group, const std::string& name, const ps::HostGrid& g
   group.write_dataset(name, values.data(), h5::Dims{grid.rows, grid.cols});
 }
 
-#if PORTASOLVE_HAVE_MPI
-// This rank's block of a global grid, with its ring, on the device.
-template <class T>
-View2D<T> block_to_device(const distributed::GridDecomposition& grid, const ps::HostGrid& global, const char* label) {
-  ps::HostGrid block(static_cast<std::size_t>(grid.rows_owned().count + 2),
-                     static_cast<std::size_t>(grid.cols_owned().count + 2));
-  block.values = grid.local_block(global.values.data(), 1);
-  return ps::to_device<T>(block, label);
-}
-
-// Every rank's block of x gathered into `start` (whose ring is the boundary).
-template <class T>
-ps::HostGrid gather_solution(const distributed::GridDecomposition& grid, const View2D<T>& x,
-                             const ps::HostGrid& start) {
-  const ps::HostGrid block = ps::to_host(x);
-  std::vector<double> owned;
-  owned.reserve((block.rows - 2) * (block.cols - 2));
-  for (std::size_t i = 1; i + 1 < block.rows; ++i)
-    for (std::size_t j = 1; j + 1 < block.cols; ++j) owned.push_back(block(i, j));
-  ps::HostGrid solution = start;
-  grid.all_gather_owned(owned, solution.values.data());
-  return solution;
-}
-
-// The part of x this rank writes into /output/solution: its owned points,
-// plus the boundary ring where its block touches the grid's edge (x's halo
-// there holds the ring), so the blocks tile the whole grid once.
-struct WrittenBlock {
-  std::size_t first_row = 0, first_col = 0;  // global indices of values(0, 0)
-  ps::HostGrid values;
-};
-
-template <class T>
-WrittenBlock written_block(const distributed::GridDecomposition& grid, const View2D<T>& x) {
-  const ps::HostGrid local = ps::to_host(x);
-  const distributed::Span rows = grid.rows_owned(), cols = grid.cols_owned();
-  const std::size_t top = rows.first == 1 ? 0 : 1, left = cols.first == 1 ? 0 : 1;
-  const std::size_t bottom = rows.first + rows.count == grid.global_rows() - 1 ? local.rows : local.rows - 1;
-  const std::size_t right = cols.first + cols.count == grid.global_cols() - 1 ? local.cols : local.cols - 1;
-  WrittenBlock block{static_cast<std::size_t>(rows.first - 1) + top, static_cast<std::size_t>(cols.first - 1) + left,
-                     ps::HostGrid(bottom - top, right - left)};
-  for (std::size_t i = top; i < bottom; ++i)
-    for (std::size_t j = left; j < right; ++j) block.values(i - top, j - left) = local(i, j);
-  return block;
-}
-#endif
-
 // The error of X against the known solution over some of its points.
 struct ErrorSums {
   double max_abs = 0, sum_sq = 0, scale = 0;
@@ -350,10 +379,17 @@ template <class T>
 void run_typed(RunContext& context) {
   const auto& config = context.config;
   Stopwatch setup_watch;
+  const bool distributed = context.ranks.size > 1;
+#if PORTASOLVE_HAVE_MPI
+  // Over MPI ranks each rank holds its window of the problem (its block with
+  // a ring) on its device.
+  std::unique_ptr<distributed::GridDecomposition> decomposition;
+  const LoadedProblem loaded = distributed ? load_rank_problem(config, decomposition) : load_problem(config);
+#else
   const LoadedProblem loaded = load_problem(config);
+#endif
   const ps::Problem& problem = loaded.problem;
   ps::SolverOptions options = solver_options(config);
-  const bool distributed = context.ranks.size > 1;
   if (distributed && options.method == ps::Method::automatic) options.method = ps::Method::jacobi;
   if (distributed && options.method == ps::Method::cg_fused) options.method = ps::Method::cg;  // what runs over ranks
   options.method = ps::chosen_method(options);  // auto resolved once: labels and attributes name what runs
@@ -363,15 +399,14 @@ void run_typed(RunContext& context) {
     return ps::to_device<T>(grid, label);
   };
 #if PORTASOLVE_HAVE_MPI
-  // Over MPI ranks each rank holds its block (with a ring) on its device.
-  std::unique_ptr<distributed::GridDecomposition> decomposition;
   ps::HaloStatistics halo;
   ps::DistributedWorkspace<T> workspace;  // exchanges and local arrays, kept over the repeats
   if (distributed) {
-    decomposition =
-        std::make_unique<distributed::GridDecomposition>(MPI_COMM_WORLD, problem.rhs.rows, problem.rhs.cols);
-    upload = [&](const ps::HostGrid& grid, const char* label) {
-      return block_to_device<T>(*decomposition, grid, label);
+    // The window's ring where it faces other ranks: their points, exchanged once.
+    upload = [&](const ps::HostGrid& window, const char* label) {
+      const View2D<T> local = ps::to_device<T>(window, label);
+      distributed::HaloExchange<T>(*decomposition, 1).exchange(local);
+      return local;
     };
     solve = [&](const View2D<T>& x, const View2D<T>& rhs, const ps::SolverOptions& o,
                 const ps::CheckCallback& on_check) {
@@ -400,12 +435,13 @@ void run_typed(RunContext& context) {
   // solution at the end and the errors are reduced over ranks; the whole
   // solution is gathered only for a PGM.
   const bool collective = writes_collectively(context);
+  const bool input_arrays = config.boolean("output.input_arrays");
   ps::HostGrid solution;
 #if PORTASOLVE_HAVE_MPI
-  WrittenBlock block;
+  WrittenBlock block;  // this rank's part of the solution
   if (decomposition) {
-    if (collective) block = written_block(*decomposition, x);
-    if (!collective || wants_pgm) solution = gather_solution(*decomposition, x, problem.start);
+    block = written_part(*decomposition, ps::to_host(x));
+    if (!collective || wants_pgm) solution = gather_parts(*decomposition, block, 0);
     report_ranks(context, *decomposition, halo);
   } else {
     solution = ps::to_host(x);
@@ -421,21 +457,34 @@ void run_typed(RunContext& context) {
   auto& input = result.input();
   input.set_attribute("source", config.string("problem.source"));
   input.set_attribute("description", problem.description);
-  input.set_attribute("rows", static_cast<std::int64_t>(problem.rhs.rows));
-  input.set_attribute("cols", static_cast<std::int64_t>(problem.rhs.cols));
+  input.set_attribute("rows", static_cast<std::int64_t>(loaded.rows));
+  input.set_attribute("cols", static_cast<std::int64_t>(loaded.cols));
   input.set_attribute("initial", config.string("problem.initial"));
-  if (config.boolean("output.input_arrays")) {
-    write_grid<T>(input, "rhs", problem.rhs);
-    input.set_attribute("description", "B in L X = B (5-point Laplacian, unit spacing); outer ring unused", "rhs");
-    if (problem.exact) {
-      write_grid<T>(input, "exact", *problem.exact);
-      input.set_attribute("description", "the known solution (the image, or the manufactured u)", "exact");
-    }
+  input.set_attribute("read", loaded.read);
+  // Over ranks each rank's part of /input/rhs and /input/exact: written by
+  // the rank itself at the end (parallel HDF5), or gathered on rank 0 now.
+  const h5::Dims grid_dims{loaded.rows, loaded.cols};
+  const auto write_input = [&](const std::string& name, const ps::HostGrid& grid, const char* description) {
+#if PORTASOLVE_HAVE_MPI
+    if (decomposition && collective)
+      input.create_unwritten_dataset<T>(name, grid_dims);
+    else if (decomposition)
+      write_grid<T>(input, name, gather_parts(*decomposition, written_part(*decomposition, grid), 0));
+    else
+      write_grid<T>(input, name, grid);
+#else
+    write_grid<T>(input, name, grid);
+#endif
+    input.set_attribute("description", description, name);
+  };
+  if (input_arrays) {
+    write_input("rhs", problem.rhs, "B in L X = B (5-point Laplacian, unit spacing); outer ring unused");
+    if (problem.exact) write_input("exact", *problem.exact, "the known solution (the image, or the manufactured u)");
   }
 
   auto& output = result.output();
   if (collective)
-    output.create_unwritten_dataset<T>("solution", h5::Dims{problem.rhs.rows, problem.rhs.cols});
+    output.create_unwritten_dataset<T>("solution", grid_dims);
   else
     write_grid<T>(output, "solution", solution);
   record_write_mode(context, output);
@@ -446,8 +495,7 @@ void run_typed(RunContext& context) {
   output.set_attribute("solver", config.string("poisson.solver"));
   output.set_attribute("method", ps::name_of(report.method));
   if (options.method == ps::Method::jacobi_blocked)
-    output.set_attribute("blocked_kernel",
-                         ps::name_of(ps::chosen_blocked_kernel(options, problem.rhs.rows, problem.rhs.cols)));
+    output.set_attribute("blocked_kernel", ps::name_of(ps::chosen_blocked_kernel(options, loaded.rows, loaded.cols)));
   if (options.method == ps::Method::cg)
     output.set_attribute("cg_preconditioner", ps::name_of(options.cg_preconditioner));
   if (report.method == ps::Method::spectral)
@@ -475,9 +523,9 @@ void run_typed(RunContext& context) {
                                                                    : "step";
   char line[200];
   std::snprintf(line, sizeof line, "poisson: %zux%zu grid, %s, %s: %lld %s%s, relative residual %.3e (%s)\n",
-                problem.rhs.rows, problem.rhs.cols, config.string("precision").c_str(),
-                config.string("poisson.solver").c_str(), static_cast<long long>(report.iterations), iteration,
-                report.iterations == 1 ? "" : "s", report.relative_residual, report.stop_reason.c_str());
+                loaded.rows, loaded.cols, config.string("precision").c_str(), config.string("poisson.solver").c_str(),
+                static_cast<long long>(report.iterations), iteration, report.iterations == 1 ? "" : "s",
+                report.relative_residual, report.stop_reason.c_str());
   context.out << line;
   std::snprintf(line, sizeof line, "time: %.6g s (median of %zu), %.3g us per iteration\n", solved.times.median(),
                 solved.times.seconds.size(),
@@ -494,19 +542,21 @@ void run_typed(RunContext& context) {
     const ps::HostGrid& exact = *problem.exact;
     ErrorSums sums;
 #if PORTASOLVE_HAVE_MPI
-    if (collective) {
-      // Each rank's block once; the sum of squares over ranks in rank order
-      // (the same bits in every rerun; the last bits of the rms may differ
-      // from one rank's, whose sum runs in another order).
-      const ErrorSums mine = error_sums(block.values, exact, block.first_row, block.first_col);
+    if (decomposition) {
+      // Each rank's part once, against its window of the known solution; the
+      // sum of squares over ranks in rank order (the same bits in every rerun;
+      // the last bits of the rms may differ from one rank's, whose sum runs in
+      // another order).
+      const ErrorSums mine = error_sums(block.values, exact, block.first_row - loaded.window.first_row,
+                                        block.first_col - loaded.window.first_col);
       double extremes[2] = {mine.max_abs, mine.scale};
       MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       sums = ErrorSums{extremes[0], distributed::ordered_sum(mine.sum_sq, MPI_COMM_WORLD), extremes[1]};
     }
 #endif
-    if (!collective) sums = error_sums(solution, exact);
+    if (!distributed) sums = error_sums(solution, exact);
     const double max_abs = sums.max_abs, scale = sums.scale;
-    const double rms = std::sqrt(sums.sum_sq / static_cast<double>(exact.values.size()));
+    const double rms = std::sqrt(sums.sum_sq / static_cast<double>(loaded.rows * loaded.cols));
     output.set_attribute("error_max_abs", max_abs);
     output.set_attribute("error_rms", rms);
     result.set_validation(loaded.image ? "the image B was built from" : "the manufactured solution u", max_abs,
@@ -525,10 +575,21 @@ void run_typed(RunContext& context) {
   }
 #if PORTASOLVE_HAVE_PARALLEL_HDF5
   if (collective) {
-    const std::vector<T> values(block.values.values.begin(), block.values.values.end());
-    write_blocks_and_close(context,
-                           {h5::block_part("/output/solution", values.data(), {block.first_row, block.first_col},
-                                           {block.values.rows, block.values.cols})});
+    // The parts' values in T, alive until the writes are done.
+    std::vector<std::vector<T>> values;
+    std::vector<h5::BlockPart> parts;
+    const auto part = [&](const char* path, const WrittenBlock& written) {
+      values.emplace_back(written.values.values.begin(), written.values.values.end());
+      parts.push_back(h5::block_part(path, values.back().data(), {written.first_row, written.first_col},
+                                     {written.values.rows, written.values.cols}));
+    };
+    values.reserve(3);
+    part("/output/solution", block);
+    if (input_arrays) {
+      part("/input/rhs", written_part(*decomposition, problem.rhs));
+      if (problem.exact) part("/input/exact", written_part(*decomposition, *problem.exact));
+    }
+    write_blocks_and_close(context, parts);
   }
 #endif
 }

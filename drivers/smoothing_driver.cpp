@@ -220,15 +220,15 @@ void run_typed(RunContext& context, const std::string& type_name) {
                                  options);
     });
   };
-  // An HDF5 image over ranks: each rank reads its own block, no rank the whole image.
-  const bool read_blocks = context.ranks.size > 1 && source == "hdf5";
+  // An HDF5 or synthetic image over ranks: each rank reads (draws) its own block, no rank the whole image.
+  const bool read_blocks = context.ranks.size > 1 && reads_windows(source);
   if (read_blocks) {
-    const auto [rows, cols] = hdf5_image_size(config, "image", "image.source");
+    const auto [rows, cols] = windowed_image_size(config, "image", source, "image.source");
     decompose(rows, cols);
     const sm::ImageBlock b = sm::image_block(*decomposition);
     const auto size = [](std::int64_t v) { return static_cast<std::size_t>(v); };
-    Image block = load_hdf5_image_block(config, "image", "image.source", size(b.first_row), size(b.rows),
-                                        size(b.first_col), size(b.cols));
+    Image block = load_image_window(config, "image", source, "image.source",
+                                    ImageWindow{size(b.first_row), size(b.rows), size(b.first_col), size(b.cols)});
     unsigned maxval = block.maxval;  // the whole image's: 16-bit PGM output if any block needs it
     MPI_Allreduce(MPI_IN_PLACE, &maxval, 1, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
     image = Image{rows, cols, {}, maxval, block.description};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
@@ -85,18 +86,26 @@ double manufactured_solution(double x, double y) {
   return std::sin(pi * x) * std::sin(2 * pi * y) + x * x - y / 2 + x * y;
 }
 
-Problem manufactured_problem(std::size_t rows, std::size_t cols) {
+Problem manufactured_problem(std::size_t rows, std::size_t cols) { return manufactured_problem(rows, cols, {}); }
+
+Problem manufactured_problem(std::size_t rows, std::size_t cols, GridWindow window) {
   require_interior(rows, cols, "the manufactured grid");
+  if (window.rows == 0 && window.cols == 0) window = GridWindow{0, rows, 0, cols};
+  if (window.first_row + window.rows > rows || window.first_col + window.cols > cols)
+    throw std::invalid_argument("manufactured_problem: the window reaches past the " + std::to_string(rows) + "x" +
+                                std::to_string(cols) + " grid");
   const double h = 1.0 / static_cast<double>(std::max(rows, cols) - 1);
   const double pi = math::pi<double>();
-  HostGrid exact(rows, cols), rhs(rows, cols);
-  for (std::size_t i = 0; i < rows; ++i) {
+  HostGrid exact(window.rows, window.cols), rhs(window.rows, window.cols);
+  for (std::size_t wi = 0; wi < window.rows; ++wi) {
     throw_if_interrupted();
-    for (std::size_t j = 0; j < cols; ++j) {
+    const std::size_t i = window.first_row + wi;
+    for (std::size_t wj = 0; wj < window.cols; ++wj) {
+      const std::size_t j = window.first_col + wj;
       const double x = static_cast<double>(j) * h, y = static_cast<double>(i) * h;
-      exact(i, j) = manufactured_solution(x, y);
+      exact(wi, wj) = manufactured_solution(x, y);
       const double continuous_laplacian = -5 * pi * pi * std::sin(pi * x) * std::sin(2 * pi * y) + 2;
-      rhs(i, j) = h * h * continuous_laplacian;
+      rhs(wi, wj) = h * h * continuous_laplacian;
     }
   }
   return with_zero_interior(std::move(rhs), exact,

@@ -47,6 +47,16 @@ Problem whole_grid_reconstruction_problem(const HostGrid& image, Boundary bounda
 // h = 1 / (max(rows, cols) - 1); B = h^2 (Laplacian of u), the boundary is u.
 // The discrete solution differs from u by O(h^2).
 Problem manufactured_problem(std::size_t rows, std::size_t cols);
+// A window of that problem (over MPI ranks: a rank's block and its ring):
+// rows [first_row, first_row + rows) and columns [first_col, first_col + cols)
+// of the whole grid, B and the solution the whole problem's values there, the
+// start u on the window's ring (the boundary where the ring is the grid's;
+// over ranks the rest is the neighbours' to fill) and zero inside. An empty
+// window is the whole grid.
+struct GridWindow {
+  std::size_t first_row = 0, rows = 0, first_col = 0, cols = 0;
+};
+Problem manufactured_problem(std::size_t rows, std::size_t cols, GridWindow window);
 double manufactured_solution(double x, double y);
 
 // (L X)[i,j] with unit spacing, interior points only.

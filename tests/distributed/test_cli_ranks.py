@@ -192,3 +192,84 @@ def test_info_lists_every_rank(tmp_path):
     for rank in range(3):
         assert f"rank {rank} on " in done.stdout
     assert done.stdout.count("portasolve version") == 1
+
+
+def write_pgm(path, pixels):
+    """A binary 8-bit PGM of `pixels` (rows x cols)."""
+    rows, cols = pixels.shape
+    path.write_bytes(b"P5\n%d %d\n255\n" % (cols, rows) + pixels.astype(np.uint8).tobytes())
+
+
+def run_files(path):
+    """/input/rhs, /input/exact, /output/solution, /input's `read` and the PGM beside the file (if any)."""
+    with h5py.File(path, "r") as f:
+        arrays = [f[name][...] for name in ("input/rhs", "input/exact", "output/solution")]
+        read = f["input"].attrs["read"]
+    pgm = path.with_suffix(".pgm")
+    return arrays, read, pgm.read_bytes() if pgm.exists() else None
+
+
+# 37 x 29 points: uneven blocks at 2, 3 and 4 ranks.
+SOURCES = {
+    "hdf5": ["problem.source=hdf5"],
+    "noise": ["problem.source=synthetic", "problem.pattern=noise", "problem.rows=37", "problem.cols=29"],
+    "shapes": ["problem.source=synthetic", "problem.pattern=shapes", "problem.rows=37", "problem.cols=29"],
+    "manufactured": ["problem.source=manufactured", "problem.rows=37", "problem.cols=29", "output.pgm=''"],
+    "pgm": ["problem.source=pgm"],
+    "pgm_initial": ["problem.source=hdf5", "problem.initial=pgm"],
+}
+
+
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_each_rank_builds_its_own_window_of_the_problem(tmp_path, source, ranks):
+    # Every rank builds B, the start and the known solution on its block and
+    # ring only (HDF5: a hyperslab; synthetic and manufactured: drawn there;
+    # a PGM is read whole and cut): the files equal one process's bit for bit,
+    # /input/rhs and /input/exact put back together from the ranks' parts.
+    rng = np.random.default_rng(11)
+    image = rng.integers(0, 256, size=(37, 29)).astype(np.float64)
+    image[20:, 10:] += 200  # above 8 bits in the later blocks only: the PGM's maxval is the whole image's
+    with h5py.File(tmp_path / "image.h5", "w") as f:
+        f["image"] = image
+    write_pgm(tmp_path / "image.pgm", image[:, :] % 256)
+    write_pgm(tmp_path / "initial.pgm", rng.integers(0, 256, size=(37, 29)))
+    files = {"problem.file": tmp_path / ("image.pgm" if source == "pgm" else "image.h5"),
+             "problem.initial_file": tmp_path / "initial.pgm"}
+    runs = {}
+    for r in (None, ranks):
+        path = tmp_path / f"ranks{r}.h5"
+        settings = [*SOURCES[source], f"problem.file={files['problem.file']}",
+                    f"problem.initial_file={files['problem.initial_file']}", "precision=double",
+                    "output.input_arrays=true"]
+        if source != "manufactured":
+            settings.append(f"output.pgm={path.with_suffix('.pgm')}")
+        done = portasolve(poisson_args(path, *settings), r)
+        assert done.returncode == 0, done.stderr
+        runs[r] = run_files(path)
+    (one, read_one, pgm_one), (split, read_split, pgm_split) = runs[None], runs[ranks]
+    for got, want in zip(split, one):
+        assert got.shape == want.shape == (37, 29)
+        assert np.array_equal(got, want)
+    assert read_one == "whole grid"
+    assert read_split == ("whole grid" if source == "pgm" else "each rank its block")
+    assert pgm_split == pgm_one
+    if source in ("hdf5", "pgm_initial"):
+        assert np.array_equal(one[1], image)  # the known solution is the image
+        assert b"\n65535\n" in pgm_one[:20]
+    if source == "pgm_initial":
+        # The initial image's interior, not zeros: the first residual differs from a zero start's.
+        assert not np.array_equal(one[2][1:-1, 1:-1], 0)
+
+
+def test_a_non_finite_pixel_in_one_rank_s_window_stops_every_rank_with_no_file(tmp_path):
+    image = np.full((30, 40), 7.0)
+    image[27, 33] = np.inf  # in the last rank's window only
+    with h5py.File(tmp_path / "image.h5", "w") as f:
+        f["image"] = image
+    out = tmp_path / "out"
+    out.mkdir()
+    done = portasolve(poisson_args(out / "out.h5", "problem.source=hdf5", f"problem.file={tmp_path / 'image.h5'}"), 3)
+    assert done.returncode != 0
+    assert "pixel (27, 33) is not finite" in done.stderr, done.stderr
+    assert not list(out.iterdir())

@@ -130,3 +130,20 @@ def test_a_non_finite_pixel_in_one_rank_s_block_stops_every_rank_with_no_file(tm
     assert done.returncode != 0
     assert "pixel (25, 33) is not finite" in done.stderr, done.stderr
     assert not list(out.iterdir())
+
+
+@pytest.mark.parametrize("pattern", ["noise", "shapes"])
+def test_a_synthetic_image_is_drawn_a_block_per_rank(tmp_path, pattern):
+    # Each rank draws only its block's pixels (noise: the random stream skipped to them): the same
+    # /input/image and /output/image as one process.
+    settings = [*SMALL, f"image.pattern={pattern}", "output.input_image=true"]
+    runs = {}
+    for r in (None, 3):
+        path = tmp_path / f"ranks{r}.h5"
+        done = portasolve(run_args("smoothing_gaussian.yaml", path, *settings), r)
+        assert done.returncode == 0, done.stderr
+        with h5py.File(path, "r") as f:
+            runs[r] = f["input/image"][...], f["output/image"][...], f["input"].attrs["read"]
+    assert runs[None][2] == "whole image" and runs[3][2] == "each rank its block"
+    assert np.array_equal(runs[3][0], runs[None][0]) and np.array_equal(runs[3][1], runs[None][1])
+    assert len(np.unique(runs[None][0])) > 50  # a real picture, not a constant

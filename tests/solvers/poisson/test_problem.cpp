@@ -39,6 +39,25 @@ TEST(PoissonProblem, ManufacturedRhsApproximatesTheContinuousLaplacian) {
   EXPECT_GT(worst, 0.0);
 }
 
+TEST(PoissonProblem, AManufacturedWindowHoldsTheWholeProblemsValuesThere) {
+  // Over MPI ranks each rank builds its block and ring only (rows 4-12, columns 20-40 of 23 x 47).
+  const Problem whole = manufactured_problem(23, 47);
+  const GridWindow window{4, 9, 20, 21};
+  const Problem part = manufactured_problem(23, 47, window);
+  ASSERT_EQ(part.rhs.rows, 9u);
+  ASSERT_EQ(part.rhs.cols, 21u);
+  for (std::size_t i = 0; i < window.rows; ++i)
+    for (std::size_t j = 0; j < window.cols; ++j) {
+      const std::size_t gi = window.first_row + i, gj = window.first_col + j;
+      EXPECT_EQ(part.exact.value()(i, j), whole.exact.value()(gi, gj));
+      EXPECT_EQ(part.rhs(i, j), whole.rhs(gi, gj));
+      // The start: u on the window's ring (the boundary where that is the grid's), zero inside.
+      const bool ring = i == 0 || j == 0 || i + 1 == window.rows || j + 1 == window.cols;
+      EXPECT_EQ(part.start(i, j), ring ? whole.exact.value()(gi, gj) : 0.0);
+    }
+  EXPECT_THROW(manufactured_problem(23, 47, GridWindow{20, 4, 0, 5}), std::invalid_argument);
+}
+
 TEST(PoissonProblem, BadInputsAreInputErrors) {
   HostGrid image = testing::test_image(8, 8);
   image(3, 4) = std::nan("");
