@@ -235,6 +235,12 @@ class HaloExchange {
     finish(x);
   }
 
+  // Whether this exchange moves points across each side (north, south, west, east).
+  std::array<bool, 4> neighbours() const noexcept {
+    return {neighbour_[north] != MPI_PROC_NULL, neighbour_[south] != MPI_PROC_NULL, neighbour_[west] != MPI_PROC_NULL,
+            neighbour_[east] != MPI_PROC_NULL};
+  }
+
   // Host time spent in start() and finish(): packing, staging, waiting.
   double seconds() const noexcept { return seconds_; }
   std::int64_t exchanges() const noexcept { return exchanges_; }
@@ -295,6 +301,8 @@ class CornerHaloExchange {
     across_.exchange(x);
     down_.exchange(x);
   }
+  HaloExchange<T>& across() noexcept { return across_; }
+  HaloExchange<T>& down() noexcept { return down_; }
   double seconds() const noexcept { return across_.seconds() + down_.seconds(); }
   std::int64_t exchanges() const noexcept { return down_.exchanges(); }  // whole rings
   HaloTransport transport() const noexcept { return combined(across_.transport(), down_.transport()); }

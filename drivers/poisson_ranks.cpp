@@ -75,7 +75,8 @@ poisson::HostGrid gather_parts(const distributed::GridDecomposition& grid, const
     const PartRectangle part = part_of(grid, rank);
     const double* from = parts.data() + offsets[rank];
     for (std::size_t i = 0; i < part.rows; ++i)
-      for (std::size_t j = 0; j < part.cols; ++j) whole(part.first_row + i, part.first_col + j) = from[i * part.cols + j];
+      for (std::size_t j = 0; j < part.cols; ++j)
+        whole(part.first_row + i, part.first_col + j) = from[i * part.cols + j];
   }
   return whole;
 }

@@ -18,11 +18,13 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/timer.hpp"
 #include "distributed/halo_exchange.hpp"
 #include "distributed/mpi_session.hpp"
+#include "distributed/rim_strips.hpp"
 #include "solvers/poisson/detail/cg_kernels.hpp"
 #include "solvers/poisson/detail/check_schedule.hpp"
 #include "solvers/poisson/detail/methods.hpp"
@@ -234,7 +236,9 @@ class DeepHalo {
       : ring_(distributed::RingWidths::toward_neighbours(grid, depth, /*at_edges=*/1, /*edge_rows=*/true)),
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
-        halo_(grid, depth, ring_) {}
+        halo_(grid, depth, ring_),
+        strips_(distributed::rim_strips(rows_, cols_, ring_, depth,
+                                        distributed::overlapped_sides(halo_.across(), halo_.down()))) {}
 
   View2D<T> make(const char* label) const {
     return View2D<T>(std::string(label), static_cast<std::size_t>(rows_ + ring_.north + ring_.south),
@@ -248,6 +252,14 @@ class DeepHalo {
   GridRectangle block() const { return GridRectangle{ring_.north, ring_.west, rows_, cols_}; }
 
   void exchange(const View2D<T>& deep) { halo_.exchange(deep); }
+  // The exchange with `sweep` run while its second half travels, the rim
+  // then swept again from strips (rim_strips.hpp); blocks too thin for strips
+  // exchange first.
+  const distributed::RimStrips<T>& strips() const { return strips_; }
+  template <class Sweep>
+  void exchange_around(const View2D<T>& deep, Sweep&& sweep) {
+    distributed::exchange_around(halo_.across(), halo_.down(), deep, sweep);
+  }
   // Since the last restart_statistics() (the exchanges' totals run on over calls).
   HaloStatistics statistics() const {
     return HaloStatistics{halo_.seconds() - seconds_before_, halo_.exchanges() - exchanges_before_, halo_.transport()};
@@ -261,6 +273,7 @@ class DeepHalo {
   distributed::RingWidths ring_;
   int rows_, cols_;
   distributed::CornerHaloExchange<T> halo_;  // across, then down the full width: the corners too
+  distributed::RimStrips<T> strips_;
   double seconds_before_ = 0;
   std::int64_t exchanges_before_ = 0;
 };
@@ -352,13 +365,36 @@ void run_jacobi_blocked(LocalGrid<T>& local, RankArrays<T>& arrays, const View2D
   Kokkos::deep_copy(next, current);  // the grid's boundary, which sweeps never write
   const BlockedSweeps<T> sweeps(current.extent(0), current.extent(1), options);
   const T omega = static_cast<T>(options.omega);
+  const bool weighted = options.omega != 1;
+  // The rim's strips: their own sweeps (the kernel picked for their shape)
+  // and their part of B.
+  const distributed::RimStrips<T>& strips = deep.strips();
+  SolverOptions strip_options = options;
+  strip_options.blocked_kernel = BlockedKernel::automatic;
+  std::vector<BlockedSweeps<T>> strip_sweeps;
+  std::vector<View2D<T>> strip_rhs;
+  for (std::size_t s = 0; s < strips.strips().size(); ++s) {
+    const View2D<T>& in = strips.strips()[s].in;
+    strip_sweeps.emplace_back(in.extent(0), in.extent(1), strip_options);
+    strip_rhs.push_back(strips.cut(rhs, s));
+  }
   bool halo_current = true;
   std::int64_t done = 0;
   for (bool stop = false; !stop;) {
     for (const std::int64_t until = schedule.next_check(done); done < until;) {
-      if (!halo_current) deep.exchange(current);
       const int count = static_cast<int>(std::min<std::int64_t>(depth, until - done));
-      sweeps.run(current, next, rhs, omega, options.omega != 1, count);
+      const auto sweep = [&] { sweeps.run(current, next, rhs, omega, weighted, count); };
+      if (halo_current) {
+        sweep();
+      } else if (strips.empty()) {
+        deep.exchange(current);
+        sweep();
+      } else {
+        deep.exchange_around(current, sweep);
+        strips.redo(current, next, [&](std::size_t s, const View2D<T>& in, const View2D<T>& out) {
+          strip_sweeps[s].run(in, out, strip_rhs[s], omega, weighted, count);
+        });
+      }
       std::swap(current, next);
       done += count;
       halo_current = false;

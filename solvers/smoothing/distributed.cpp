@@ -25,6 +25,7 @@
 #include "core/grid_range.hpp"
 #include "core/timer.hpp"
 #include "distributed/halo_exchange.hpp"
+#include "distributed/rim_strips.hpp"
 #include "solvers/smoothing/detail/border.hpp"
 #include "solvers/smoothing/detail/taps.hpp"
 
@@ -181,6 +182,9 @@ struct DeepRingArrays {
   View2D<Pixel> current, next;
   // None for a window of radius 0: nothing to exchange.
   std::optional<pd::HaloExchange<Pixel>> across, down;
+  // The rim's strips, for the rounds that smooth while the ring travels
+  // (rim_strips.hpp); none for blocks too thin.
+  std::optional<pd::RimStrips<Pixel>> strips;
   std::int64_t calls = 0;  // smoothings run on these arrays
 
   DeepRingArrays(const pd::GridDecomposition& decomposition, int ring_depth, const pd::RingWidths& widths,
@@ -200,6 +204,8 @@ struct DeepRingArrays {
     if (ring_depth > 0) {
       across.emplace(decomposition, ring_depth, pd::HaloShape::across, widths);
       down.emplace(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths);
+      strips.emplace(pd::rim_strips(static_cast<int>(mine.rows), static_cast<int>(mine.cols), widths, ring_depth,
+                                    pd::overlapped_sides(*across, *down)));
     }
   }
 
@@ -275,11 +281,20 @@ SmoothReport smooth_rounds(DeepRingArrays<Pixel>& arrays, const SmoothingOptions
   report.radius = kernel_radius(options);
   for (std::int64_t done = 0; done < options.passes;) {
     local.passes = std::min<std::int64_t>(k, options.passes - done);
-    if (arrays.across) {
-      arrays.across->exchange(arrays.current);
-      arrays.down->exchange(arrays.current);
+    SmoothReport round;
+    const auto smooth_all = [&] { round = smooth<Pixel>(arrays.current, arrays.next, local); };
+    if (arrays.strips && !arrays.strips->empty()) {
+      pd::exchange_around(*arrays.across, *arrays.down, arrays.current, smooth_all);
+      arrays.strips->redo(
+          arrays.current, arrays.next,
+          [&](std::size_t, const View2D<Pixel>& in, const View2D<Pixel>& out) { smooth<Pixel>(in, out, local); });
+    } else {
+      if (arrays.across) {
+        arrays.across->exchange(arrays.current);
+        arrays.down->exchange(arrays.current);
+      }
+      smooth_all();
     }
-    const SmoothReport round = smooth<Pixel>(arrays.current, arrays.next, local);
     report.separable = round.separable;
     report.fused_kernel = round.fused_kernel;
     report.separable_kernel = round.separable_kernel;
@@ -418,28 +433,9 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
   // the whole local array while the first exchange travels, then redo the
   // rim (pixels within r of the block's edges) from strips of 3r rows or
   // columns copied out of the local array once its ring is complete.
-  const bool overlap = r > 0 && rows > 2 * r && cols > 2 * r;
-  struct Strip {
-    View2D<Pixel> in, out;
-    std::pair<int, int> source_rows, source_cols;  // of the local array
-    std::pair<int, int> rim_rows, rim_cols;        // of the local array, written from out
-  };
-  std::vector<Strip> strips;
-  if (overlap) {
-    const auto all_rows = std::make_pair(0, rows + 2 * r), all_cols = std::make_pair(0, cols + 2 * r);
-    const auto strip = [&](std::pair<int, int> source_rows, std::pair<int, int> source_cols,
-                           std::pair<int, int> rim_rows, std::pair<int, int> rim_cols) {
-      const int n = source_rows.second - source_rows.first, m = source_cols.second - source_cols.first;
-      strips.push_back(
-          Strip{View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_in")), n, m),
-                View2D<Pixel>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_out")), n, m),
-                source_rows, source_cols, rim_rows, rim_cols});
-    };
-    strip({0, 3 * r}, all_cols, {r, 2 * r}, block_cols);                       // north
-    strip({rows - r, rows + 2 * r}, all_cols, {rows, rows + r}, block_cols);   // south
-    strip(all_rows, {0, 3 * r}, block_range, {r, 2 * r});                      // west
-    strip(all_rows, {cols - r, cols + 2 * r}, block_range, {cols, cols + r});  // east
-  }
+  const pd::RimStrips<Pixel> strips(
+      pd::rim_strips(rows, cols, pd::RingWidths::uniform(r), r, pd::Sides{true, true, true, true}));
+  const bool overlap = !strips.empty();
 
   SmoothReport report;
   report.passes = options.passes;
@@ -456,20 +452,12 @@ SmoothReport smooth_distributed(const pd::GridDecomposition& grid, const View2D<
       if (grid.north() == MPI_PROC_NULL) extend(true, 0, r, 0, cols + 2 * r);
       if (grid.south() == MPI_PROC_NULL) extend(true, r + rows, r, 0, cols + 2 * r);
     }
-    if (overlap) {
-      for (const Strip& s : strips) {
-        const auto rows_in_strip =
-            std::make_pair(s.rim_rows.first - s.source_rows.first, s.rim_rows.second - s.source_rows.first);
-        const auto cols_in_strip =
-            std::make_pair(s.rim_cols.first - s.source_cols.first, s.rim_cols.second - s.source_cols.first);
-        Kokkos::deep_copy(s.in, Kokkos::subview(current, s.source_rows, s.source_cols));
-        smooth<Pixel>(s.in, s.out, local);
-        Kokkos::deep_copy(Kokkos::subview(next, s.rim_rows, s.rim_cols),
-                          Kokkos::subview(s.out, rows_in_strip, cols_in_strip));
-      }
-    } else {
+    if (overlap)
+      strips.redo(current, next, [&](std::size_t, const View2D<Pixel>& in, const View2D<Pixel>& out) {
+        smooth<Pixel>(in, out, local);
+      });
+    else
       one = smooth<Pixel>(current, next, local);
-    }
     report.separable = one.separable;
     report.separable_kernel = one.separable_kernel;
     report.tile_rows = one.tile_rows;
