@@ -97,8 +97,9 @@ class RimStrips {
   explicit RimStrips(std::vector<StripGeometry> geometry) {
     for (const StripGeometry& g : geometry) {
       const int rows = g.source_rows.second - g.source_rows.first, cols = g.source_cols.second - g.source_cols.first;
-      strips_.push_back(Strip{g, View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_in")), rows, cols),
-                              View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_out")), rows, cols)});
+      strips_.push_back(
+          Strip{g, View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_in")), rows, cols),
+                View2D<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("rim_out")), rows, cols)});
     }
   }
 

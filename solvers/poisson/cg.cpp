@@ -12,12 +12,14 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "core/errors.hpp"
 #include "core/grid_range.hpp"
 #include "core/kokkos_session.hpp"
 #include "core/spaces.hpp"
+#include "core/workspace_cache.hpp"
 #include "solvers/poisson/detail/cg_kernels.hpp"
 #include "solvers/poisson/detail/cg_resident.hpp"
 #include "solvers/poisson/detail/methods.hpp"
@@ -206,15 +208,54 @@ StepRunner resident_steps(const ExecSpace& exec, const View2D<T>& x, const View2
 
 }  // namespace
 
+// A solve's vectors, assembled matrix and multigrid preconditioner, kept for
+// the next solve of the same grid and options (core/workspace_cache.hpp): on
+// the talk's grid their allocation cost more than the solve. Their rings
+// stay zero (every update leaves them so), their insides are written before
+// they are read.
+template <class T>
+struct CgWorkspace {
+  using Key = std::tuple<std::int64_t, std::int64_t, CgOperator, CgPreconditioner, MultigridCycle, MultigridSmoother,
+                         int, int, int, double>;
+  static Key key_of(const View2D<T>& x, const SolverOptions& o) {
+    const MultigridOptions& mg = o.multigrid;
+    return Key{std::int64_t(x.extent(0)),
+               std::int64_t(x.extent(1)),
+               o.cg_operator,
+               o.cg_preconditioner,
+               mg.cycle,
+               mg.smoother,
+               mg.pre_sweeps,
+               mg.post_sweeps,
+               mg.coarsest_size,
+               mg.jacobi_omega};
+  }
+  CgWorkspace(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const SolverOptions& options)
+      : r(zero_grid<T>(exec, "poisson_cg_r", rows, cols)),
+        p(zero_grid<T>(exec, "poisson_cg_p", rows, cols)),
+        q(zero_grid<T>(exec, "poisson_cg_q", rows, cols)),
+        // without a preconditioner z is r itself (the plain iteration)
+        z(options.cg_preconditioner == CgPreconditioner::none ? r : zero_grid<T>(exec, "poisson_cg_z", rows, cols)) {
+    if (options.cg_operator == CgOperator::crs) matrix = assemble<T>(exec, rows, cols);
+    if (options.cg_preconditioner == CgPreconditioner::multigrid)
+      multigrid = std::make_unique<MultigridPreconditioner<T>>(exec, rows, cols, options.multigrid);
+  }
+  View2D<T> r, p, q, z;
+  CrsMatrix<T> matrix;
+  std::unique_ptr<MultigridPreconditioner<T>> multigrid;
+};
+
 template <class T>
 void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
             CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1);
-  View2D<T> r = zero_grid<T>(exec, "poisson_cg_r", rows, cols), p = zero_grid<T>(exec, "poisson_cg_p", rows, cols),
-            q = zero_grid<T>(exec, "poisson_cg_q", rows, cols);
+  // A kept workspace was last used by a solve that ended with a fence of its
+  // instance: nothing of that solve still runs on it.
+  const BorrowedWorkspace<CgWorkspace<T>> workspace(CgWorkspace<T>::key_of(x, options),
+                                                    [&] { return CgWorkspace<T>(exec, rows, cols, options); });
+  const View2D<T> r = workspace->r, p = workspace->p, q = workspace->q, z = workspace->z;
   const bool assembled = options.cg_operator == CgOperator::crs;
-  CrsMatrix<T> matrix;
-  if (assembled) matrix = assemble<T>(exec, rows, cols);
+  const CrsMatrix<T>& matrix = workspace->matrix;
   const KernelsCalls on_default_instance(exec);
   const auto apply = [&] {
     if (assembled)
@@ -225,10 +266,7 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
 
   // z = M^-1 r; without a preconditioner z is r itself (the plain iteration).
   const CgPreconditioner preconditioner = options.cg_preconditioner;
-  const View2D<T> z = preconditioner == CgPreconditioner::none ? r : zero_grid<T>(exec, "poisson_cg_z", rows, cols);
-  std::unique_ptr<MultigridPreconditioner<T>> multigrid;
-  if (preconditioner == CgPreconditioner::multigrid)
-    multigrid = std::make_unique<MultigridPreconditioner<T>>(exec, rows, cols, options.multigrid);
+  MultigridPreconditioner<T>* multigrid = workspace->multigrid.get();
   const auto precondition = [&] {
     if (preconditioner == CgPreconditioner::jacobi)  // A's diagonal
       on_default_instance([&] { KokkosBlas::scal(flat(z), T(1) / T(4), flat(r)); });

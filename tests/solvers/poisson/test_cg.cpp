@@ -203,3 +203,46 @@ TEST(PoissonCg, StopsCleanlyWhenTheResidualIsExactlyZero) {
 
 }  // namespace
 }  // namespace portasolve::poisson
+
+namespace portasolve::poisson {
+namespace {
+
+// cg keeps its vectors, matrix and multigrid preconditioner for the next
+// solve of the same grid and options: each solve must still be what a fresh
+// workspace gives, whatever came before (other data, another grid, a release).
+TEST(PoissonCg, RepeatedSolvesAreThoseOfAFreshWorkspace) {
+  const Problem a = reconstruction_problem(testing::test_image(30, 45));
+  const Problem b = manufactured_problem(30, 45), c = manufactured_problem(17, 20);
+  struct Setting {
+    CgPreconditioner preconditioner;
+    CgOperator cg_operator;
+  };
+  for (const Setting setting :
+       {Setting{CgPreconditioner::none, CgOperator::crs}, Setting{CgPreconditioner::jacobi, CgOperator::matrix_free},
+        Setting{CgPreconditioner::multigrid, CgOperator::matrix_free}}) {
+    SolverOptions options;
+    options.method = Method::cg;
+    options.cg_preconditioner = setting.preconditioner;
+    options.cg_operator = setting.cg_operator;
+    options.max_iterations = 40;
+    options.tolerance = 0;
+    options.check_every = 7;
+    const auto solved = [&](const Problem& problem) {
+      auto x = to_device<double>(problem.start, "x");
+      solve(x, to_device<double>(problem.rhs, "b"), options);
+      return to_host(x).values;
+    };
+    const std::string name = poisson::name_of(setting.preconditioner);
+    release_workspaces();
+    const std::vector<double> first_a = solved(a);
+    const std::vector<double> after_a = solved(b);  // on a's kept workspace
+    EXPECT_EQ(solved(a), first_a) << name;
+    solved(c);
+    release_workspaces();
+    EXPECT_EQ(solved(b), after_a) << name;
+    EXPECT_NE(first_a, after_a) << name;
+  }
+}
+
+}  // namespace
+}  // namespace portasolve::poisson
