@@ -212,6 +212,7 @@ class RankHierarchy {
   }
 
   // The steps run_cycle takes (multigrid_cycles.hpp).
+  bool cycle_in_one_launch(const ExecSpace&, std::size_t, MultigridCycle) { return false; }
   std::size_t depth() const { return depth_; }
 
   void smooth(const ExecSpace& exec, std::size_t l, int sweeps, bool post) {

@@ -348,6 +348,7 @@ class WholeGridHierarchy {
   }
 
   // The steps run_cycle takes (multigrid_cycles.hpp).
+  bool cycle_in_one_launch(const ExecSpace&, std::size_t, MultigridCycle) { return false; }
   std::size_t depth() const { return levels_.size(); }
 
   void smooth(const ExecSpace& exec, std::size_t l, int sweeps, bool /*post: the same sweeps*/) {

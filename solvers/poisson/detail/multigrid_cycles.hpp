@@ -15,10 +15,13 @@ namespace portasolve::poisson::detail::multigrid {
 // One cycle of `shape` from level l down. Hierarchy provides depth(),
 // smooth(exec, l, sweeps, post), restrict_residual(exec, l) (which zeroes
 // the coarser level's iterate), prolong_and_correct(exec, l) and
-// solve_coarsest(exec), each launching on exec with no fence.
+// solve_coarsest(exec), each launching on exec with no fence, and
+// cycle_in_one_launch(exec, l, shape), which may run the whole cycle from l
+// down itself (multigrid_tail.hpp) and says whether it did.
 template <class Hierarchy>
 void run_cycle(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, MultigridCycle shape,
                const MultigridOptions& options) {
+  if (hierarchy.cycle_in_one_launch(exec, l, shape)) return;
   if (l + 1 == hierarchy.depth()) {
     hierarchy.solve_coarsest(exec);
     return;

@@ -15,6 +15,7 @@
 #include "solvers/poisson/detail/multigrid_cycles.hpp"
 #include "solvers/poisson/detail/multigrid_kernels.hpp"
 #include "solvers/poisson/detail/multigrid_levels.hpp"
+#include "solvers/poisson/detail/multigrid_tail.hpp"
 
 namespace portasolve::poisson::detail::multigrid {
 
@@ -75,6 +76,35 @@ class Hierarchy {
     coarsest_sweeps_ = coarsest_sweeps(levels_.back().row_axis, levels_.back().col_axis);
     const int most_sweeps = std::max(options.pre_sweeps, options.post_sweeps);
     chebyshev_ = chebyshev_coefficients(most_sweeps);
+    set_tail_points(host_execution ? 0 : default_tail_points);
+  }
+
+  // The coarse levels a cycle runs in one launch (multigrid_tail.hpp): from
+  // the first level of at most `points` interior points down (0: none; GPUs
+  // take default_tail_points, hosts none, tests choose). Red-black
+  // Gauss-Seidel smoothing only. Records the tail's steps for every cycle
+  // shape (a copy to the device: a fence).
+  void set_tail_points(std::int64_t points) {
+    tail_start_ = options_.smoother == MultigridSmoother::rbgs ? find_tail_start(levels_, points) : levels_.size();
+    tail_steps_.clear();
+    if (tail_start_ < levels_.size())
+      for (const MultigridCycle shape : {MultigridCycle::v, MultigridCycle::w, MultigridCycle::f})
+        tail_steps_.emplace_back(shape, record_tail(shape));
+  }
+  std::size_t tail_start() const { return tail_start_; }
+  bool cycle_in_one_launch(const ExecSpace& exec, std::size_t l, MultigridCycle shape) {
+    if (l != tail_start_) return false;
+    TailCycle<T> kernel{};
+    for (std::size_t k = 0; tail_start_ + k < levels_.size(); ++k) {
+      const Level<T>& level = levels_[tail_start_ + k];
+      kernel.levels[k] = TailLevel<T>{level.u, level.f, level.op, level.row_transfer, level.col_transfer};
+    }
+    kernel.steps = tail_steps(shape);
+    kernel.coarsest_sweeps = coarsest_sweeps_;
+    using Policy = typename TailCycle<T>::Policy;
+    const int most = Policy(exec, 1, Kokkos::AUTO).team_size_max(kernel, Kokkos::ParallelForTag());
+    Kokkos::parallel_for("poisson_mg_tail", Policy(exec, 1, std::min(tail_team_size, most)), kernel);
+    return true;
   }
 
   // Level 0 is the caller's x and B: a kept hierarchy is pointed at each
@@ -230,6 +260,29 @@ class Hierarchy {
       }
     }
     return columns;
+  }
+  // The tail's first level (depth(): none) and its recorded steps per cycle shape.
+  std::size_t tail_start_ = 0;
+  std::vector<std::pair<MultigridCycle, Kokkos::View<const TailStep*, MemSpace>>> tail_steps_;
+  Kokkos::View<const TailStep*, MemSpace> tail_steps(MultigridCycle shape) const {
+    for (const auto& [recorded, steps] : tail_steps_)
+      if (recorded == shape) return steps;
+    return {};
+  }
+  // The tail's steps for a cycle of `shape` (StepRecorder), on the device.
+  Kokkos::View<const TailStep*, MemSpace> record_tail(MultigridCycle shape) const {
+    const Level<T>& coarsest = levels_.back();
+    StepRecorder recorder{levels_.size() - tail_start_,
+                          symmetric_,
+                          std::int64_t(coarsest.op.rows) * coarsest.op.cols <= serial_coarsest_points,
+                          coarsest_sweeps_,
+                          {}};
+    run_cycle(recorder, ExecSpace(), 0, shape, options_);
+    Kokkos::View<TailStep*, MemSpace> steps(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_tail_steps"),
+                                            recorder.steps.size());
+    Kokkos::deep_copy(steps, Kokkos::View<const TailStep*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                 recorder.steps.data(), recorder.steps.size()));
+    return steps;
   }
   // Hosts: the fine residual rows of restrict_residual_rows, sized for the
   // finest level on first use.

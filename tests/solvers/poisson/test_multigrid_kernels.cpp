@@ -11,6 +11,7 @@
 
 #include "core/grid_range.hpp"
 #include "core/spaces.hpp"
+#include "solvers/poisson/detail/multigrid_hierarchy.hpp"
 #include "solvers/poisson/detail/multigrid_kernels.hpp"
 
 namespace portasolve::poisson::detail::multigrid {
@@ -144,6 +145,63 @@ TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Re
       EXPECT_EQ(coarse_u(0, 0), 7.0);  // the ring untouched
     }
   }
+}
+
+}  // namespace
+}  // namespace portasolve::poisson::detail::multigrid
+
+namespace portasolve::poisson::detail::multigrid {
+namespace {
+
+// GPUs run a cycle's coarse levels in one launch (multigrid_tail.hpp): the
+// same point kernels in the same steps, so the same bits as a launch per
+// step, for every cycle shape, the symmetric (preconditioner) order, the
+// full multigrid start, a serial and a swept coarsest level, thin grids.
+template <class T>
+void expect_tail_equals_launches(int rows, int cols, MultigridCycle shape, bool symmetric, bool fmg,
+                                 int coarsest_size) {
+  MultigridOptions options;
+  options.cycle = shape;
+  options.coarsest_size = coarsest_size;
+  std::mt19937 random(rows * 1000 + cols);
+  std::uniform_real_distribution<double> value(-1, 1);
+  HostView2D<T> start("start", rows, cols), b("b", rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      start(i, j) = static_cast<T>(value(random));
+      b(i, j) = static_cast<T>(value(random));
+    }
+  std::vector<T> results[2];
+  for (int tail = 0; tail < 2; ++tail) {
+    View2D<T> x("x", rows, cols), rhs("rhs", rows, cols);
+    Kokkos::deep_copy(x, start);
+    Kokkos::deep_copy(rhs, b);
+    Hierarchy<T> hierarchy(ExecSpace(), x, rhs, options, symmetric);
+    hierarchy.set_tail_points(tail ? 4096 : 0);
+    if (tail)
+      ASSERT_LT(hierarchy.tail_start() + 1, hierarchy.depth()) << rows << "x" << cols;  // two levels or more
+    else
+      ASSERT_EQ(hierarchy.tail_start(), hierarchy.depth());
+    if (fmg) hierarchy.full_multigrid_cycle(ExecSpace(), shape);
+    for (int c = 0; c < 2; ++c) hierarchy.cycle(ExecSpace(), 0, shape);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    results[tail].assign(host.data(), host.data() + host.size());
+  }
+  EXPECT_EQ(results[1], results[0]) << rows << "x" << cols << " cycle " << name_of(shape) << " symmetric " << symmetric
+                                    << " fmg " << fmg << " coarsest_size " << coarsest_size;
+  double largest = 0;
+  for (const T v : results[1]) largest = std::max(largest, std::fabs(double(v)));
+  EXPECT_GT(largest, 0.0);
+}
+
+TEST(PoissonMultigridKernels, TheCoarseTailInOneLaunchGivesALaunchPerStepsBits) {
+  for (const MultigridCycle shape : {MultigridCycle::v, MultigridCycle::w, MultigridCycle::f})
+    for (const bool symmetric : {false, true}) {
+      expect_tail_equals_launches<double>(130, 98, shape, symmetric, false, 4);
+      expect_tail_equals_launches<float>(67, 140, shape, symmetric, shape == MultigridCycle::v, 4);
+    }
+  expect_tail_equals_launches<double>(200, 5, MultigridCycle::v, false, false, 4);   // semi-coarsened
+  expect_tail_equals_launches<double>(90, 90, MultigridCycle::v, true, true, 1000);  // a swept coarsest level
 }
 
 }  // namespace
