@@ -76,12 +76,12 @@ class Hierarchy {
     coarsest_sweeps_ = coarsest_sweeps(levels_.back().row_axis, levels_.back().col_axis);
     const int most_sweeps = std::max(options.pre_sweeps, options.post_sweeps);
     chebyshev_ = chebyshev_coefficients(most_sweeps);
-    set_tail_points(host_execution ? 0 : default_tail_points);
+    set_tail_points(build_tail_points());
   }
 
   // The coarse levels a cycle runs in one launch (multigrid_tail.hpp): from
-  // the first level of at most `points` interior points down (0: none; GPUs
-  // take default_tail_points, hosts none, tests choose). Red-black
+  // the first level of at most `points` interior points down (0: none;
+  // build_tail_points() unless a test chooses). Red-black
   // Gauss-Seidel smoothing only. Records the tail's steps for every cycle
   // shape (a copy to the device: a fence).
   void set_tail_points(std::int64_t points) {

@@ -9,6 +9,7 @@
 // launches run, and every point of a step is independent of the others in
 // it, so the result is the launches' bit for bit.
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ constexpr std::int64_t default_tail_points = 4096;
 constexpr int tail_team_size = 512;
 // The most levels a tail holds (the kernel carries them by value).
 constexpr int max_tail_levels = 10;
+
+// The tail this build runs: GPUs default_tail_points, hosts none (their row
+// kernels are faster); PORTASOLVE_MULTIGRID_TAIL=0 turns it off (the
+// launch-per-step baseline of benchmarks).
+inline std::int64_t build_tail_points() {
+  if (host_execution) return 0;
+  const char* setting = std::getenv("PORTASOLVE_MULTIGRID_TAIL");
+  return setting && std::string(setting) == "0" ? 0 : default_tail_points;
+}
 
 enum class TailOp : int { red, black, restrict_residual, prolong_and_correct, coarsest_serial };
 
