@@ -47,8 +47,8 @@ struct TailStep {
 // levels: records the steps instead of launching them.
 struct StepRecorder {
   std::size_t levels;
-  bool symmetric;           // post-smoothing sweeps black first
-  bool serial_coarsest;     // the coarsest level by one thread, else half sweeps
+  bool symmetric;        // post-smoothing sweeps black first
+  bool serial_coarsest;  // the coarsest level by one thread, else half sweeps
   int coarsest_sweeps;
   std::vector<TailStep> steps;
 
@@ -125,8 +125,9 @@ struct TailCycle {
                ProlongAndCorrect<T>{level.u, levels[step.level + 1].u, level.row_transfer, level.col_transfer});
           break;
         case TailOp::coarsest_serial:
-          Kokkos::single(Kokkos::PerTeam(team),
-                         [&]() { SerialGaussSeidel<T>{level.u, level.f, level.op, coarsest_sweeps}(0); });
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            SerialGaussSeidel<T>{level.u, level.f, level.op, coarsest_sweeps}(0);
+          });
           break;
       }
       team.team_barrier();
