@@ -211,8 +211,8 @@ StepRunner resident_steps(const ExecSpace& exec, const View2D<T>& x, const View2
 // A solve's vectors, assembled matrix and multigrid preconditioner, kept for
 // the next solve of the same grid and options (core/workspace_cache.hpp): on
 // the talk's grid their allocation cost more than the solve. Their rings
-// stay zero (every update leaves them so), their insides are written before
-// they are read.
+// are zeroed (r's, from which z and p follow) and their insides written
+// before they are read.
 template <class T>
 struct CgWorkspace {
   using Key = std::tuple<std::int64_t, std::int64_t, CgOperator, CgPreconditioner, MultigridCycle, MultigridSmoother,
@@ -279,6 +279,10 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
   using Sum = typename Accumulator<T>::type;
   // r from scratch, then z and the search direction; returns r r.
   const auto replace_residual = [&] {
+    // r's ring is zero (z and p follow from r) whatever the last solve left.
+    const ZeroRing<T> zero_ring{r};
+    Kokkos::parallel_for("poisson_cg_zero_ring", Kokkos::RangePolicy<ExecSpace>(exec, 0, zero_ring.points()),
+                         zero_ring);
     Sum rr_true = 0;
     reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r}, rr_true);
     precondition();

@@ -212,7 +212,10 @@ class RankHierarchy {
   }
 
   // The steps run_cycle takes (multigrid_cycles.hpp).
-  bool cycle_in_one_launch(const ExecSpace&, std::size_t, MultigridCycle) { return false; }
+  // The gathered levels' cycles: the whole hierarchy's, its tail in one launch on GPUs.
+  bool cycle_in_one_launch(const ExecSpace& exec, std::size_t l, MultigridCycle shape) {
+    return gathered_ > 0 && l >= gathered_ && whole_->cycle_in_one_launch(exec, l - gathered_, shape);
+  }
   std::size_t depth() const { return depth_; }
 
   void smooth(const ExecSpace& exec, std::size_t l, int sweeps, bool post) {

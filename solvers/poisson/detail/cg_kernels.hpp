@@ -27,6 +27,26 @@ struct TrueResidual {
   }
 };
 
+// Zero on a grid's ring, point k of 2 (rows + cols) - 4 (row 0, the last
+// row, then the columns' ends between them): a kept CG workspace whose solve
+// ended on a step of infinite alpha may hold NaN there.
+template <class T>
+struct ZeroRing {
+  View2D<T> grid;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t k) const {
+    const std::int64_t rows = grid.extent(0), cols = grid.extent(1);
+    if (k < cols) {
+      grid(0, k) = T(0);
+    } else if (k < 2 * cols) {
+      grid(rows - 1, k - cols) = T(0);
+    } else {
+      const std::int64_t i = 1 + (k - 2 * cols) / 2;
+      grid(i, (k - 2 * cols) % 2 == 0 ? 0 : cols - 1) = T(0);
+    }
+  }
+  std::int64_t points() const { return 2 * std::int64_t(grid.extent(1)) + 2 * (std::int64_t(grid.extent(0)) - 2); }
+};
+
 // q = A p, p zero on the ring.
 template <class T>
 struct ApplyOperator {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,7 +104,12 @@ class Hierarchy {
     kernel.coarsest_sweeps = coarsest_sweeps_;
     using Policy = typename TailCycle<T>::Policy;
     const int most = Policy(exec, 1, Kokkos::AUTO).team_size_max(kernel, Kokkos::ParallelForTag());
-    Kokkos::parallel_for("poisson_mg_tail", Policy(exec, 1, std::min(tail_team_size, most)), kernel);
+    // Light weight: the kernel (its levels, ~1.5 KB) goes as a launch
+    // argument, not through constant memory, whose launches wait on the host
+    // for the previous one (W and F cycles launch the tail several times).
+    const auto policy = Kokkos::Experimental::require(Policy(exec, 1, std::min(tail_team_size, most)),
+                                                      Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    Kokkos::parallel_for("poisson_mg_tail", policy, kernel);
     return true;
   }
 
@@ -267,7 +273,7 @@ class Hierarchy {
   Kokkos::View<const TailStep*, MemSpace> tail_steps(MultigridCycle shape) const {
     for (const auto& [recorded, steps] : tail_steps_)
       if (recorded == shape) return steps;
-    return {};
+    throw std::logic_error("multigrid: no tail steps recorded for the " + name_of(shape) + " cycle");
   }
   // The tail's steps for a cycle of `shape` (StepRecorder), on the device.
   Kokkos::View<const TailStep*, MemSpace> record_tail(MultigridCycle shape) const {

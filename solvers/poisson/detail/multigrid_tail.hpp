@@ -136,14 +136,16 @@ struct TailCycle {
 };
 
 // Where a hierarchy's tail starts: the first level from which every level
-// has at most `tail_points` interior points, if that leaves at least two
-// levels and at most max_tail_levels; else `depth` (no tail).
+// has at most `tail_points` interior points (the last max_tail_levels of
+// them where more qualify: thin, semi-coarsened grids), if that leaves at
+// least two levels; else the depth (no tail).
 template <class T>
 std::size_t find_tail_start(const std::vector<Level<T>>& levels, std::int64_t tail_points) {
   std::size_t start = levels.size();
-  while (start > 0 && std::int64_t(levels[start - 1].op.rows) * levels[start - 1].op.cols <= tail_points) --start;
-  const std::size_t tail = levels.size() - start;
-  return tail >= 2 && tail <= std::size_t(max_tail_levels) ? start : levels.size();
+  while (start > 0 && levels.size() - start < std::size_t(max_tail_levels) &&
+         std::int64_t(levels[start - 1].op.rows) * levels[start - 1].op.cols <= tail_points)
+    --start;
+  return levels.size() - start >= 2 ? start : levels.size();
 }
 
 }  // namespace portasolve::poisson::detail::multigrid
