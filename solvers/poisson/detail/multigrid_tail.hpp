@@ -21,19 +21,22 @@
 namespace portasolve::poisson::detail::multigrid {
 
 // The tail starts at the first level with at most this many interior points
-// (a team of tail_team_size threads: 8 points a thread).
+// (a team of up to tail_team_size threads: 4 points a thread).
 constexpr std::int64_t default_tail_points = 4096;
-constexpr int tail_team_size = 512;
+constexpr int tail_team_size = 1024;
 // The most levels a tail holds (the kernel carries them by value).
 constexpr int max_tail_levels = 10;
 
 // The tail this build runs: GPUs default_tail_points, hosts none (their row
-// kernels are faster); PORTASOLVE_MULTIGRID_TAIL=0 turns it off (the
-// launch-per-step baseline of benchmarks).
+// kernels are faster). PORTASOLVE_MULTIGRID_TAIL=N sets the points instead,
+// 0 turns it off (benchmarks: the launch-per-step baseline, other sizes).
 inline std::int64_t build_tail_points() {
   if (host_execution) return 0;
   const char* setting = std::getenv("PORTASOLVE_MULTIGRID_TAIL");
-  return setting && std::string(setting) == "0" ? 0 : default_tail_points;
+  if (!setting || !*setting) return default_tail_points;
+  char* end = nullptr;
+  const long long points = std::strtoll(setting, &end, 10);
+  return *end == '\0' && points >= 0 ? points : default_tail_points;
 }
 
 enum class TailOp : int { red, black, restrict_residual, prolong_and_correct, coarsest_serial };
