@@ -9,10 +9,12 @@
 // spoils at most `depth` points inward, which stay beyond the rim, and its
 // ends are the local array's own, so the rim gets the whole array's values.
 #include <array>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/grid_range.hpp"
 #include "core/spaces.hpp"
 #include "distributed/halo_exchange.hpp"
 
@@ -20,6 +22,19 @@ namespace portasolve::distributed {
 
 // Sides in HaloExchange's order: north, south, west, east.
 using Sides = std::array<bool, 4>;
+
+// Whether deep rounds (jacobi_blocked, fused smoothing) overlap their
+// exchange: on devices, whose update runs while the host waits on MPI. A
+// host runs the update itself and MPI moves little meanwhile, so there the
+// strips are only extra work (2 CPU ranks: 2% slower jacobi_blocked, 10%
+// slower fused smoothing; BENCHMARKS.md). PORTASOLVE_HALO_OVERLAP=1 or 0
+// (on every rank) turns it on or off anywhere: the tests run both.
+inline bool overlap_deep_exchanges() {
+  const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
+  if (setting && std::string(setting) == "1") return true;
+  if (setting && std::string(setting) == "0") return false;
+  return !portasolve::host_execution;
+}
 
 // The sides whose ring exchange_around() leaves stale for its update.
 // exchange_around(): runs `update` on the whole local array x while the second of the two

@@ -237,8 +237,10 @@ class DeepHalo {
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
         halo_(grid, depth, ring_),
-        strips_(distributed::rim_strips(rows_, cols_, ring_, depth,
-                                        distributed::overlapped_sides(halo_.across(), halo_.down()))) {}
+        strips_(distributed::overlap_deep_exchanges()
+                    ? distributed::rim_strips(rows_, cols_, ring_, depth,
+                                              distributed::overlapped_sides(halo_.across(), halo_.down()))
+                    : std::vector<distributed::StripGeometry>{}) {}
 
   View2D<T> make(const char* label) const {
     return View2D<T>(std::string(label), static_cast<std::size_t>(rows_ + ring_.north + ring_.south),
@@ -253,8 +255,8 @@ class DeepHalo {
 
   void exchange(const View2D<T>& deep) { halo_.exchange(deep); }
   // The exchange with `sweep` run while its second half travels, the rim
-  // then swept again from strips (rim_strips.hpp); blocks too thin for strips
-  // exchange first.
+  // then swept again from strips (rim_strips.hpp); blocks too thin for strips,
+  // and hosts (overlap_deep_exchanges), exchange first.
   const distributed::RimStrips<T>& strips() const { return strips_; }
   template <class Sweep>
   void exchange_around(const View2D<T>& deep, Sweep&& sweep) {

@@ -183,7 +183,8 @@ struct DeepRingArrays {
   // None for a window of radius 0: nothing to exchange.
   std::optional<pd::HaloExchange<Pixel>> across, down;
   // The rim's strips, for the rounds that smooth while the ring travels
-  // (rim_strips.hpp); none for blocks too thin.
+  // (rim_strips.hpp); none for blocks too thin, nor on hosts
+  // (overlap_deep_exchanges).
   std::optional<pd::RimStrips<Pixel>> strips;
   std::int64_t calls = 0;  // smoothings run on these arrays
 
@@ -204,8 +205,9 @@ struct DeepRingArrays {
     if (ring_depth > 0) {
       across.emplace(decomposition, ring_depth, pd::HaloShape::across, widths);
       down.emplace(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths);
-      strips.emplace(pd::rim_strips(static_cast<int>(mine.rows), static_cast<int>(mine.cols), widths, ring_depth,
-                                    pd::overlapped_sides(*across, *down)));
+      if (pd::overlap_deep_exchanges())
+        strips.emplace(pd::rim_strips(static_cast<int>(mine.rows), static_cast<int>(mine.cols), widths, ring_depth,
+                                      pd::overlapped_sides(*across, *down)));
     }
   }
 
