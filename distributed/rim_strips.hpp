@@ -23,17 +23,23 @@ namespace portasolve::distributed {
 // Sides in HaloExchange's order: north, south, west, east.
 using Sides = std::array<bool, 4>;
 
-// Whether deep rounds (jacobi_blocked, fused smoothing) overlap their
-// exchange: on devices, whose update runs while the host waits on MPI. A
-// host runs the update itself and MPI moves little meanwhile, so there the
-// strips are only extra work (2 CPU ranks: 2% slower jacobi_blocked, 10%
-// slower fused smoothing; BENCHMARKS.md). PORTASOLVE_HALO_OVERLAP=1 or 0
-// (on every rank) turns it on or off anywhere: the tests run both.
-inline bool overlap_deep_exchanges() {
+// Whether deep rounds (jacobi_blocked, fused smoothing) and multigrid's
+// half sweeps overlap their exchange: on devices, whose update runs while the
+// host waits on MPI. A host runs the update itself and MPI moves little
+// meanwhile, so there the extra work (strips, split launches) is a loss (2 CPU
+// ranks: 2% slower jacobi_blocked, 10% slower fused smoothing;
+// BENCHMARKS.md). PORTASOLVE_HALO_OVERLAP=1 or 0 (on every rank) turns it on
+// or off anywhere (1 also for blocks of any size: overlap_forced): the tests
+// run both.
+inline bool overlap_exchanges() {
   const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
   if (setting && std::string(setting) == "1") return true;
   if (setting && std::string(setting) == "0") return false;
   return !portasolve::host_execution;
+}
+inline bool overlap_forced() {
+  const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
+  return setting && std::string(setting) == "1";
 }
 
 // The sides whose ring exchange_around() leaves stale for its update.

@@ -237,7 +237,7 @@ class DeepHalo {
         rows_(static_cast<int>(grid.rows_owned().count)),
         cols_(static_cast<int>(grid.cols_owned().count)),
         halo_(grid, depth, ring_),
-        strips_(distributed::overlap_deep_exchanges()
+        strips_(distributed::overlap_exchanges()
                     ? distributed::rim_strips(rows_, cols_, ring_, depth,
                                               distributed::overlapped_sides(halo_.across(), halo_.down()))
                     : std::vector<distributed::StripGeometry>{}) {}
@@ -256,7 +256,7 @@ class DeepHalo {
   void exchange(const View2D<T>& deep) { halo_.exchange(deep); }
   // The exchange with `sweep` run while its second half travels, the rim
   // then swept again from strips (rim_strips.hpp); blocks too thin for strips,
-  // and hosts (overlap_deep_exchanges), exchange first.
+  // and hosts (overlap_exchanges), exchange first.
   const distributed::RimStrips<T>& strips() const { return strips_; }
   template <class Sweep>
   void exchange_around(const View2D<T>& deep, Sweep&& sweep) {

@@ -184,7 +184,7 @@ struct DeepRingArrays {
   std::optional<pd::HaloExchange<Pixel>> across, down;
   // The rim's strips, for the rounds that smooth while the ring travels
   // (rim_strips.hpp); none for blocks too thin, nor on hosts
-  // (overlap_deep_exchanges).
+  // (overlap_exchanges).
   std::optional<pd::RimStrips<Pixel>> strips;
   std::int64_t calls = 0;  // smoothings run on these arrays
 
@@ -205,7 +205,7 @@ struct DeepRingArrays {
     if (ring_depth > 0) {
       across.emplace(decomposition, ring_depth, pd::HaloShape::across, widths);
       down.emplace(decomposition, ring_depth, pd::HaloShape::down_with_corners, widths);
-      if (pd::overlap_deep_exchanges())
+      if (pd::overlap_exchanges())
         strips.emplace(pd::rim_strips(static_cast<int>(mine.rows), static_cast<int>(mine.cols), widths, ring_depth,
                                       pd::overlapped_sides(*across, *down)));
     }
