@@ -5,6 +5,7 @@
 // range of rows, each thread running along its rows' columns, which the
 // compiler vectorises (the division costs more than a stencil there). The
 // rectangle is limited to 2^31 points.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -25,6 +26,16 @@ struct GridRectangle {
   int first_row, first_col;
   int rows, cols;  // extents of the rectangle
 };
+
+// The points of a block 1..rows x 1..cols (rows, cols > 2) next to its edges,
+// as four rectangles (the first and last rows, then the first and last
+// columns between them), and the points inside them: what a rank updates
+// before and while its halo exchange travels.
+inline std::array<GridRectangle, 4> frame_of(int rows, int cols) {
+  return {GridRectangle{1, 1, 1, cols}, GridRectangle{rows, 1, 1, cols}, GridRectangle{2, 1, rows - 2, 1},
+          GridRectangle{2, cols, rows - 2, 1}};
+}
+inline GridRectangle inside_frame_of(int rows, int cols) { return GridRectangle{2, 2, rows - 2, cols - 2}; }
 
 template <class Functor>
 struct RectanglePoints {

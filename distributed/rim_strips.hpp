@@ -31,22 +31,20 @@ using Sides = std::array<bool, 4>;
 // BENCHMARKS.md). PORTASOLVE_HALO_OVERLAP=1 or 0 (on every rank) turns it on
 // or off anywhere (1 also for blocks of any size: overlap_forced): the tests
 // run both.
-inline bool overlap_exchanges() {
-  const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
-  if (setting && std::string(setting) == "1") return true;
-  if (setting && std::string(setting) == "0") return false;
-  return !portasolve::host_execution;
-}
 inline bool overlap_forced() {
   const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
   return setting && std::string(setting) == "1";
+}
+inline bool overlap_exchanges() {
+  const char* setting = std::getenv("PORTASOLVE_HALO_OVERLAP");
+  return overlap_forced() || (!portasolve::host_execution && !(setting && std::string(setting) == "0"));
 }
 
 // The sides whose ring exchange_around() leaves stale for its update.
 // exchange_around(): runs `update` on the whole local array x while the second of the two
 // exchanges that fill its ring travels (across: west and east; then down:
-// north and south the full width, which carries the corners); returns the
-// sides whose ring `update` saw stale. Down is the one overlapped where it
+// north and south the full width, which carries the corners); the sides
+// whose ring `update` saw stale are overlapped_sides'. Down is the one overlapped where it
 // has neighbours (across completes first: its ring is fresh for the update),
 // else across (a process grid one rank tall: down moves nothing).
 template <class T>
@@ -57,7 +55,7 @@ Sides overlapped_sides(const HaloExchange<T>& across, const HaloExchange<T>& dow
 }
 
 template <class T, class Update>
-Sides exchange_around(HaloExchange<T>& across, HaloExchange<T>& down, const View2D<T>& x, Update&& update) {
+void exchange_around(HaloExchange<T>& across, HaloExchange<T>& down, const View2D<T>& x, Update&& update) {
   const Sides stale = overlapped_sides(across, down);
   if (stale[0] || stale[1]) {
     across.exchange(x);
@@ -70,7 +68,6 @@ Sides exchange_around(HaloExchange<T>& across, HaloExchange<T>& down, const View
     across.finish(x);
     down.exchange(x);
   }
-  return stale;
 }
 
 struct StripGeometry {

@@ -240,14 +240,6 @@ LoadedProblem load_problem(const config::Config& config) {
 }
 
 #if PORTASOLVE_HAVE_MPI
-// A window of a whole-grid problem's grids.
-ps::HostGrid cut(const ps::HostGrid& whole, const ps::GridWindow& w) {
-  ps::HostGrid part(w.rows, w.cols);
-  for (std::size_t i = 0; i < w.rows; ++i)
-    for (std::size_t j = 0; j < w.cols; ++j) part(i, j) = whole(w.first_row + i, w.first_col + j);
-  return part;
-}
-
 // Over MPI ranks (dirichlet only: check_poisson_ranks): the decomposition
 // of the whole grid and this rank's window of the problem. HDF5 and
 // synthetic images and the manufactured problem are built a window per rank
@@ -270,15 +262,20 @@ LoadedProblem load_rank_problem(const config::Config& config,
   decomposition = std::make_unique<distributed::GridDecomposition>(
       MPI_COMM_WORLD, static_cast<std::int64_t>(loaded.rows), static_cast<std::int64_t>(loaded.cols));
   const ps::GridWindow window = rank_window(*decomposition);
+  loaded.window = window;
   if (loaded.image) {
+    // This rank's block and ring of each whole grid.
+    const auto cut = [&](const ps::HostGrid& whole) {
+      ps::HostGrid part(window.rows, window.cols);
+      part.values = decomposition->local_block(whole.values.data(), 1);
+      return part;
+    };
     ps::Problem& problem = loaded.problem;
-    problem.rhs = cut(problem.rhs, window);
-    problem.start = cut(problem.start, window);
-    problem.exact = cut(*problem.exact, window);
-    loaded.window = window;
+    problem.rhs = cut(problem.rhs);
+    problem.start = cut(problem.start);
+    problem.exact = cut(*problem.exact);
     return loaded;  // the initial image is in the whole start
   }
-  loaded.window = window;
   loaded.read = "each rank its block";
   if (manufactured) {
     loaded.problem = ps::manufactured_problem(loaded.rows, loaded.cols, window);

@@ -215,20 +215,12 @@ StepRunner resident_steps(const ExecSpace& exec, const View2D<T>& x, const View2
 // before they are read.
 template <class T>
 struct CgWorkspace {
-  using Key = std::tuple<std::int64_t, std::int64_t, CgOperator, CgPreconditioner, MultigridCycle, MultigridSmoother,
-                         int, int, int, double>;
+  // The multigrid options only where they build the preconditioner.
+  using Key = std::tuple<std::int64_t, std::int64_t, CgOperator, CgPreconditioner, MultigridKey>;
   static Key key_of(const View2D<T>& x, const SolverOptions& o) {
-    const MultigridOptions& mg = o.multigrid;
-    return Key{std::int64_t(x.extent(0)),
-               std::int64_t(x.extent(1)),
-               o.cg_operator,
-               o.cg_preconditioner,
-               mg.cycle,
-               mg.smoother,
-               mg.pre_sweeps,
-               mg.post_sweeps,
-               mg.coarsest_size,
-               mg.jacobi_omega};
+    const bool multigrid = o.cg_preconditioner == CgPreconditioner::multigrid;
+    return Key{std::int64_t(x.extent(0)), std::int64_t(x.extent(1)), o.cg_operator, o.cg_preconditioner,
+               multigrid_key(multigrid ? o.multigrid : MultigridOptions{})};
   }
   CgWorkspace(const ExecSpace& exec, std::int64_t rows, std::int64_t cols, const SolverOptions& options)
       : r(zero_grid<T>(exec, "poisson_cg_r", rows, cols)),

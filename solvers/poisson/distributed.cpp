@@ -184,13 +184,10 @@ class LocalGrid {
   // The block's frame, the points the neighbours need (rows_, cols_ > 2).
   template <class Functor>
   void for_frame(const char* name, const Functor& functor) const {
-    for_rectangle(name, GridRectangle{1, 1, 1, cols_}, functor);
-    for_rectangle(name, GridRectangle{rows_, 1, 1, cols_}, functor);
-    for_rectangle(name, GridRectangle{2, 1, rows_ - 2, 1}, functor);
-    for_rectangle(name, GridRectangle{2, cols_, rows_ - 2, 1}, functor);
+    for (const GridRectangle& edge : frame_of(rows_, cols_)) for_rectangle(name, edge, functor);
   }
   // The points inside the frame.
-  GridRectangle inner() const { return GridRectangle{2, 2, rows_ - 2, cols_ - 2}; }
+  GridRectangle inner() const { return inside_frame_of(rows_, cols_); }
 
   const distributed::GridDecomposition& grid_;
   View2D<T> rhs_;

@@ -60,17 +60,9 @@ namespace {
 // cycles on small grids.
 template <class T>
 struct MultigridWorkspace {
-  using Key = std::tuple<std::int64_t, std::int64_t, MultigridCycle, MultigridSmoother, int, int, int, bool, double>;
+  using Key = std::tuple<std::int64_t, std::int64_t, MultigridKey>;
   static Key key_of(const View2D<T>& x, const MultigridOptions& mg) {
-    return Key{std::int64_t(x.extent(0)),
-               std::int64_t(x.extent(1)),
-               mg.cycle,
-               mg.smoother,
-               mg.pre_sweeps,
-               mg.post_sweeps,
-               mg.coarsest_size,
-               mg.fmg,
-               mg.jacobi_omega};
+    return Key{std::int64_t(x.extent(0)), std::int64_t(x.extent(1)), multigrid_key(mg)};
   }
   Hierarchy<T> hierarchy;
 };

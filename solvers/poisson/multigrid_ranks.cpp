@@ -233,14 +233,13 @@ class RankHierarchy {
     }
     const bool black_first = post && symmetric_;
     for (int s = 0; s < sweeps; ++s) {
-      if (black_first)
+      if (black_first) {
         exchanged_half_sweep<Black>(exec, rank, block);
-      else
         exchanged_half_sweep<Red>(exec, rank, block);
-      if (black_first)
+      } else {
         exchanged_half_sweep<Red>(exec, rank, block);
-      else
         exchanged_half_sweep<Black>(exec, rank, block);
+      }
     }
   }
 
@@ -260,11 +259,9 @@ class RankHierarchy {
     }
     const RedBlackSweep<T, Colour> sweep{level.u, level.f, level.op};
     rank.halo->start(level.u);
-    for_rectangle(exec, "poisson_mg_rank_half_sweep_inner", GridRectangle{2, 2, block.rows - 2, block.cols - 2}, sweep);
+    for_rectangle(exec, "poisson_mg_rank_half_sweep_inner", inside_frame_of(block.rows, block.cols), sweep);
     rank.halo->finish(level.u);
-    for (const GridRectangle& edge :
-         {GridRectangle{1, 1, 1, block.cols}, GridRectangle{block.rows, 1, 1, block.cols},
-          GridRectangle{2, 1, block.rows - 2, 1}, GridRectangle{2, block.cols, block.rows - 2, 1}})
+    for (const GridRectangle& edge : frame_of(block.rows, block.cols))
       for_rectangle(exec, "poisson_mg_rank_half_sweep_frame", edge, sweep);
   }
 

@@ -6,11 +6,18 @@
 // coarsest level is solved to rounding).
 #include <cstdint>
 #include <memory>
+#include <tuple>
 
 #include "core/spaces.hpp"
 #include "solvers/poisson/options.hpp"
 
 namespace portasolve::poisson::detail {
+
+// What a kept hierarchy depends on besides the grid (workspace caches' keys).
+using MultigridKey = std::tuple<MultigridCycle, MultigridSmoother, int, int, int, bool, double>;
+inline MultigridKey multigrid_key(const MultigridOptions& mg) {
+  return MultigridKey{mg.cycle, mg.smoother, mg.pre_sweeps, mg.post_sweeps, mg.coarsest_size, mg.fmg, mg.jacobi_omega};
+}
 
 template <class T>
 class MultigridPreconditioner {
