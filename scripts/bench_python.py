@@ -19,7 +19,7 @@ Same process, same arrays, timed back to back (median of --repeats runs after on
                frequencies as their ends or all values; NumPy or CuPy output), and the GPU check of the frequencies
 
 usage: PYTHONPATH=build/openmp/python python3 scripts/bench_python.py [--only overhead,astropy,ndimage,gpu]
-       [--repeats 5]
+       [--repeats 5] [--cli BUILD/bin/portasolve (the gpu case: the program's solve time on the GTC case)]
 (on the CPU build set OMP_NUM_THREADS, OMP_PROC_BIND=spread OMP_PLACES=threads as for the other benchmarks)
 """
 
@@ -146,6 +146,12 @@ def gpu_case(args):
     x = np.sort(rng.uniform(0, 100, n))
     y = np.sin(2 * np.pi * 0.25 * x) + rng.normal(0, 0.5, n)
     w = np.linspace(0.01, 10.0, m)
+    cli = {}
+    if args.cli:  # the program's solve time on the same case (its own synthetic series of the same size)
+        for dtype in (np.float64, np.float32):
+            for algorithm in ("auto", "nufft", "direct"):
+                cli[(np.dtype(dtype).name, algorithm)] = cli_solve_ms(
+                    args.cli, "double" if dtype == np.float64 else "float", algorithm)
     for dtype in (np.float64, np.float32):
         xd, yd, wd = (cupy.asarray(a.astype(dtype)) for a in (x, y, w))
         theirs = synced(lambda: cupyx.scipy.signal.lombscargle(xd, yd, wd))
@@ -156,8 +162,10 @@ def gpu_case(args):
             ours_s = median_seconds(ours, args.repeats)
             power = cupy.asnumpy(portasolve.signal.lombscargle(xd, yd, wd, algorithm=algorithm))
             error = float(np.max(np.abs(power - reference)) / np.max(reference))
+            solve = cli.get((np.dtype(dtype).name, algorithm))
+            versus_cli = f"; CLI solve {solve:.3f} ms, package / CLI {ours_s * 1e3 / solve:.2f}" if solve else ""
             rows.append([f"signal.lombscargle GTC {np.dtype(dtype).name}, {algorithm}", f"{ours_s * 1e3:.3f}",
-                         f"{theirs_s * 1e3:.3f} (cupyx)", f"{theirs_s / ours_s:.1f}", f"{error:.1e}"])
+                         f"{theirs_s * 1e3:.3f} (cupyx)", f"{theirs_s / ours_s:.1f}", f"{error:.1e}{versus_cli}"])
     image = cupy.asarray(rng.random((16384, 16384)).astype(np.float32))
     for name, ours, theirs in (
             ("ndimage.uniform_filter 16384^2 float32, size 3", lambda: portasolve.ndimage.uniform_filter(image, 3),
@@ -184,6 +192,21 @@ def gpu_case(args):
     print("CuPy arrays on the GPU against cupyx.scipy in the same run (median ms, after a warm-up)\n")
     table(["call", "portasolve ms", "peer ms", "peer / portasolve", "max difference (LS: / peak, vs cupyx f64)"],
           rows)
+
+
+def cli_solve_ms(program, precision, algorithm):
+    """The solve time (ms, median of 10) the program reports for configs/lombscargle_gtc.yaml."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+    config = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs", "lombscargle_gtc.yaml")
+    with tempfile.TemporaryDirectory() as folder:
+        text = subprocess.run([program, "run", config, "--set", f"precision={precision}", "--set",
+                               f"lombscargle.algorithm={algorithm}", "--set", "benchmark.baseline=none", "--set",
+                               "run.repeats=10", "--set", f"output.path={folder}/gtc.h5"],
+                              check=True, capture_output=True, text=True).stdout
+    return 1e3 * float(re.search(r": ([0-9.e+-]+) s \(median of", text).group(1))
 
 
 def gpu_setup_case(args):
@@ -229,6 +252,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="overhead,astropy,ndimage")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cli", help="the portasolve program of the same build: the gpu case adds its solve time")
     args = parser.parse_args()
     print("portasolve.info():\n\n```\n" + str(portasolve.info()).strip() + "\n```\n")
     sys.stdout.flush()

@@ -47,11 +47,17 @@ def gpu_frequencies(freqs, name):
         raise TypeError(f"{name} must be a real numeric array, got dtype {freqs.dtype}")
     eps = np.finfo(freqs.dtype).eps if freqs.dtype.kind == "f" else np.finfo(np.float64).eps
     values = xp.ascontiguousarray(freqs, dtype=xp.float64)
-    first, last = _ends(values)
-    if _is_uniform_between(values, first, last, eps):
-        return np.array([first, last]), True, int(values.size)
+    if values.size >= 3:
+        # One pass where the array lies: its ends and the largest distance from their even spacing.
+        first, last, distance = _portasolve.frequency_spacing(values)
+        if np.isfinite(last) and last > first and distance <= 4 * eps * abs(last):
+            return np.array([first, last]), True, int(values.size)
     return xp.asnumpy(values), False, 0
 
+
+# Evenly spaced grids of at least this many frequencies run through the NUFFT under algorithm "auto" (the
+# solvers' own threshold, lower on hosts, whose NUFFT transforms each series in cache).
+NUFFT_FROM = _portasolve.lombscargle_nufft_from
 
 NORMALIZE = {False: False, True: True, "power": False, "normalize": True}
 
@@ -83,10 +89,13 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
 
     algorithm (portasolve's, keyword only): "auto" runs evenly spaced
     frequencies (np.linspace, evenly spaced to the rounding of their dtype,
-    float64 or float32) through the angle-addition recurrence and any
-    others through the direct kernel, both to SciPy's results within 1e-10;
+    float64 or float32) through the NUFFT where there are NUFFT_FROM or more
+    of them (as the program's auto: 256 on GPUs, 32 on hosts), else through
+    the angle-addition recurrence, and any others through the tiled direct
+    kernel; all to SciPy's results within 1e-10 of the peak in double.
     "direct", "tiled", "recurrence" and "nufft" (evenly spaced only; an
-    approximation to 1e-12 of the sums' scale) choose one.
+    approximation to 1e-12 of the sums' scale in double, 1e-8 in float)
+    choose one.
     """
     on_gpu = any(is_gpu_array(a) for a in (x, y, freqs))
     if on_gpu:  # the result is a CuPy array; x and y (N values) are read on the host
@@ -97,7 +106,10 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
             dtypes.append(np.dtype(getattr(weights, "dtype", np.float64)))
         single = all(d == np.float32 for d in dtypes)
         freqs, uniform, count = gpu_frequencies(gpu_freqs, "freqs")
-        x, y = host_copy(x), host_copy(y)
+        if is_gpu_array(x) and is_gpu_array(y) and x.shape == y.shape and x.dtype == y.dtype:
+            x, y = xp.asnumpy(xp.stack((x, y)))  # one copy to the host
+        else:
+            x, y = host_copy(x), host_copy(y)
         weights = None if weights is None else host_copy(weights)
     x = float_array(x, "x", 1)
     y = float_array(y, "y", 1)
@@ -133,7 +145,9 @@ def lombscargle(x, y, freqs, precenter=False, normalize=False, *, weights=None, 
     if not on_gpu:
         uniform, count = _is_uniform(freqs, freqs_eps), 0
     if algorithm == "auto":
-        algorithm = "recurrence" if uniform else "tiled"
+        # As the program's auto: the NUFFT on evenly spaced grids of portasolve.signal.NUFFT_FROM frequencies
+        # or more (to 1e-12 of the sums' scale in double), the recurrence on shorter ones.
+        algorithm = ("nufft" if (count or freqs.size) >= NUFFT_FROM else "recurrence") if uniform else "tiled"
     elif algorithm in ("recurrence", "nufft") and not uniform:
         raise ValueError(f"the {algorithm} algorithm needs evenly spaced increasing frequencies (np.linspace)")
     power = (xp if on_gpu else np).empty((1, count or freqs.size), dtype=dtype)

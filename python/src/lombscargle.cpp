@@ -2,12 +2,14 @@
 // portasolve.timeseries.LombScargle: the generalized (astropy) one and its
 // false-alarm probability.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/math.hpp"
 #include "solvers/lombscargle/bootstrap.hpp"
 #include "solvers/lombscargle/fap.hpp"
 #include "solvers/lombscargle/periodogram.hpp"
@@ -38,6 +40,56 @@ ls::FrequencyGrid frequency_grid(const std::vector<double>& values, std::int64_t
     throw py::value_error("frequency_count needs uniform frequencies given by their two ends");
   return uniform ? ls::uniform_grid(values.front(), values.back(), frequencies, angular)
                  : ls::explicit_grid(values, angular);
+}
+
+// A GPU array of frequencies checked where it lies, in three launches and one
+// copy back (CuPy's linspace, subtract, abs, max and two copies of its ends
+// were a fixed 0.18 ms of every call): its first and last values and the
+// largest distance of a value from the even spacing between them (infinite
+// where a value is not finite).
+using DeviceFrequencies = Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>;
+using SpacingResult = Kokkos::View<double[3], Kokkos::LayoutRight, MemSpace>;  // first, last, largest distance
+
+struct DistanceFromEvenSpacing {
+  DeviceFrequencies frequency;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, double& largest) const {
+    const std::int64_t last = static_cast<std::int64_t>(frequency.extent(0)) - 1;
+    const double step = (frequency(last) - frequency(0)) / static_cast<double>(last);
+    const double distance = math::fabs(frequency(i) - (frequency(0) + static_cast<double>(i) * step));
+    largest = math::fmax(largest, math::isfinite(distance) ? distance : HUGE_VAL);
+  }
+};
+
+struct FrequencyEnds {
+  DeviceFrequencies frequency;
+  SpacingResult result;
+  Kokkos::View<const double, MemSpace> largest;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    result(0) = frequency(0);
+    result(1) = frequency(frequency.extent(0) - 1);
+    result(2) = largest();
+  }
+};
+
+py::tuple frequency_spacing(const py::object& frequencies) {
+  ensure_kokkos();
+  const DeviceArray array = device_array(frequencies, "freqs", "<f8", 1);
+  if (array.shape[0] < 2) throw py::value_error("freqs: at least two frequencies are needed here");
+  const DeviceFrequencies frequency(reinterpret_cast<const double*>(array.address),
+                                    static_cast<std::size_t>(array.shape[0]));
+  const SpacingResult result("frequency_spacing");
+  const Kokkos::View<double, MemSpace> largest("frequency_spacing_largest");
+  const auto host = Kokkos::create_mirror_view(result);
+  {
+    py::gil_scoped_release release;
+    Kokkos::parallel_reduce("frequency_spacing",
+                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, array.shape[0]),
+                            DistanceFromEvenSpacing{frequency}, Kokkos::Max<double, MemSpace>(largest));
+    Kokkos::parallel_for("frequency_ends", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         FrequencyEnds{frequency, result, largest});
+    Kokkos::deep_copy(host, result);
+  }
+  return py::make_tuple(host(0), host(1), host(2));
 }
 
 // power(series, frequency) of a Periodogram into rows [first, first + series)
@@ -348,6 +400,12 @@ void bind_lombscargle(py::module_& module) {
       py::arg("uniform") = false, py::arg("nufft_tolerance") = 0.0, py::arg("nterms") = 1,
       py::arg("frequency_count") = 0);
   module.attr("lombscargle_max_nterms") = ls::max_nterms;
+  module.attr("lombscargle_nufft_from") = ls::nufft_minimum_frequencies;
+  module.def("frequency_spacing", &frequency_spacing,
+             "frequency_spacing(freqs) -> (first, last, largest distance): a GPU array of float64 frequencies "
+             "(1-D, C-contiguous, at least two) checked where it lies: its ends and the largest distance of a value "
+             "from the even spacing between them (inf where a value is not finite). CUDA and HIP builds only.",
+             py::arg("freqs"));
   def_precisions(
       module, "lombscargle_bootstrap_maxima", &lombscargle_bootstrap_maxima<double>,
       &lombscargle_bootstrap_maxima<float>,

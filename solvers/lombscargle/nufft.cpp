@@ -55,11 +55,7 @@ void gauss_legendre(int q, std::vector<double>& nodes, std::vector<double>& weig
 using DoubleView = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;
 
 template <class T>
-struct HostSamples {
-  Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace> t;
-  Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace> w, wy;
-  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace> offsets;
-};
+using HostSamples = NufftHostSamples<T>;
 
 template <class T>
 HostSamples<T> to_host(const ExecSpace& exec, const DeviceData<T>& data) {
@@ -68,10 +64,28 @@ HostSamples<T> to_host(const ExecSpace& exec, const DeviceData<T>& data) {
 }
 
 // Samples of every series sorted by n frac(multiple * df * t), uploaded on
-// exec (fenced before the host arrays go).
+// exec into `sorted` (fenced before the host arrays go).
+// `values` into `view` on exec, in the View's own memory where the lengths
+// match (a plan refreshed for new series of the same lengths), else a new one.
+template <class View, class Vector>
+void upload_into(const ExecSpace& exec, View& view, const std::string& label, const Vector& values) {
+  if (view.extent(0) != values.size()) {
+    using Fresh =
+        Kokkos::View<typename View::non_const_data_type, typename View::array_layout, typename View::memory_space>;
+    view = upload<Fresh>(exec, label.c_str(), values);
+    return;
+  }
+  using Element = typename View::non_const_value_type;
+  const Kokkos::View<Element*, typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> target(
+      const_cast<Element*>(view.data()), view.extent(0));
+  const Kokkos::View<const Element*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> source(values.data(),
+                                                                                                values.size());
+  Kokkos::deep_copy(exec, target, source);
+}
+
 template <class T>
-SortedSamples<T> sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple,
-                              std::int64_t n, const char* label) {
+void sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple, std::int64_t n,
+                  const char* label, SortedSamples<T>& sorted) {
   const auto& t = host.t;
   const auto& w = host.w;
   const auto& wy = host.wy;
@@ -100,12 +114,18 @@ SortedSamples<T> sort_samples(const ExecSpace& exec, const HostSamples<T>& host,
     }
   });
   const std::string name(label);
-  SortedSamples<T> sorted;
-  sorted.position = upload<DoubleView>(exec, (name + "_position").c_str(), sorted_position);
-  sorted.t = upload<DoubleView>(exec, (name + "_t").c_str(), sorted_t);
-  sorted.w = upload<View1D<T>>(exec, (name + "_w").c_str(), sorted_w);
-  sorted.wy = upload<View1D<T>>(exec, (name + "_wy").c_str(), sorted_wy);
+  upload_into(exec, sorted.position, name + "_position", sorted_position);
+  upload_into(exec, sorted.t, name + "_t", sorted_t);
+  upload_into(exec, sorted.w, name + "_w", sorted_w);
+  upload_into(exec, sorted.wy, name + "_wy", sorted_wy);
   exec.fence();
+}
+
+template <class T>
+SortedSamples<T> sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple,
+                              std::int64_t n, const char* label) {
+  SortedSamples<T> sorted;
+  sort_samples(exec, host, step, multiple, n, label, sorted);
   return sorted;
 }
 
@@ -693,6 +713,27 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
 }
 
 template <class T>
+bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const NufftHostSamples<T>& host, double step) {
+  ProfilingRegion region("lombscargle/nufft_refresh");
+  const std::size_t series_count = host.offsets.extent(0) - 1;
+  if (!plan.host_workers.empty())  // the host path reads the samples as they are
+    return plan.host_workers.size() <= series_count;
+  if (plan.offsets.size() != host.offsets.extent(0) ||
+      !std::equal(plan.offsets.begin(), plan.offsets.end(), host.offsets.data()))
+    return false;
+  const std::int64_t n = plan.layout.fft.n;
+  if (plan.rows.nterms > 1) {
+    for (std::size_t h = 1; h <= plan.harmonic_samples.size(); ++h)
+      sort_samples(exec, host, step, static_cast<int>(h), n, "lombscargle_nufft_harmonic",
+                   plan.harmonic_samples[h - 1]);
+  } else {
+    sort_samples(exec, host, step, 1, n, "lombscargle_nufft_once", plan.once);
+    sort_samples(exec, host, step, 2, n, "lombscargle_nufft_twice", plan.twice);
+  }
+  return true;
+}
+
+template <class T>
 void run_nufft(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data, const Options&) {
   if (plan.rows.nterms > 1)
     dispatch_multiterm(exec, plan, data, std::make_integer_sequence<int, max_nterms - 1>{});
@@ -708,6 +749,8 @@ template NufftPlan<float> make_nufft_plan(const ExecSpace&, const DeviceData<flo
                                           const Options&);
 template NufftPlan<double> make_nufft_plan(const ExecSpace&, const DeviceData<double>&, const FrequencyGrid&,
                                            const Options&);
+template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<float>&, const NufftHostSamples<float>&, double);
+template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<double>&, const NufftHostSamples<double>&, double);
 template void run_nufft(const ExecSpace&, NufftPlan<float>&, const DeviceData<float>&, const Options&);
 template void run_nufft(const ExecSpace&, NufftPlan<double>&, const DeviceData<double>&, const Options&);
 

@@ -414,6 +414,14 @@ void Periodogram<T>::upload_series(const std::vector<Series>& batch) {
       upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_offsets", host.offsets);
   data.constants = upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>(
       exec, "lombscargle_constants", host.constants);
+  if (state_->nufft) {  // update(): the NUFFT plan sorts the new samples, or goes
+    const NufftHostSamples<T> samples{
+        Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace>(host.t.data(), host.t.size()),
+        Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace>(host.w.data(), host.w.size()),
+        Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace>(host.wy.data(), host.wy.size()),
+        Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace>(host.offsets.data(), host.offsets.size())};
+    if (!refresh_nufft_plan(exec, *state_->nufft, samples, grid_.step)) state_->nufft.reset();
+  }
   exec.fence();  // the copies have read the host arrays, which the pool hands to the next batch
   HostDataPool<T>::give_back(std::move(prepared));
   data.sums = options_.form == Form::classic ? SumsKind{classic_weighted(batch, options_), options_.floating_mean}
@@ -428,12 +436,13 @@ void Periodogram<T>::update(const std::vector<Series>& batch) {
                      std::to_string(series_count_) + " (make a new Periodogram for another count)");
   check_batch(batch, options_);
   state_->exec.fence();  // earlier work reads the arrays about to be replaced
+  // A NUFFT plan keeps its grids and FFT plan and sorts the new samples
+  // (made again where a series' length changed).
   upload_series(batch);
-  // The recurrence's steps and the NUFFT's plan (sorted samples) depend on
-  // the times: built again by the next compute() that needs them.
+  // The recurrence's steps depend on the times: built again by the next
+  // compute() that needs them.
   state_->step_cos = StepTable<T>();
   state_->step_sin = StepTable<T>();
-  state_->nufft.reset();
 }
 
 template <class T>

@@ -146,6 +146,38 @@ def test_lombscargle_on_cupy_arrays(rng, uniform, dtype):
 
 
 @gpu
+def test_cupy_frequencies_are_checked_where_they_lie(rng):
+    # One pass on the GPU (frequency_spacing) decides as the NumPy check does: evenly spaced to the rounding of
+    # the dtype given, increasing, finite; the ends come back exactly.
+    cases = {"linspace": np.linspace(0.05, 8.0, 3001), "float32 linspace": np.linspace(0.05, 8.0, 3001, dtype=np.float32),
+             "three": np.array([1.0, 2.0, 3.0]), "two": np.array([1.0, 2.0]), "decreasing": np.linspace(8.0, 0.05, 500),
+             "irregular": np.sort(rng.uniform(0.05, 8.0, 500))}
+    nudged = np.linspace(0.05, 8.0, 3001)
+    nudged[1234] += 20 * np.finfo(np.float64).eps * 8.0
+    cases["nudged"] = nudged
+    for bad in (np.nan, np.inf):
+        values = np.linspace(0.05, 8.0, 3001)
+        values[700] = bad
+        cases[f"with {bad}"] = values
+        values = np.linspace(0.05, 8.0, 3001)
+        values[-1] = bad
+        cases[f"ending in {bad}"] = values
+    for name, values in cases.items():
+        ends, uniform, count = signal.gpu_frequencies(cupy.asarray(values), "freqs")
+        eps = np.finfo(values.dtype).eps
+        assert uniform == signal._is_uniform(values.astype(np.float64), eps), name
+        if uniform:
+            assert count == values.size and list(ends) == [float(values[0]), float(values[-1])], name
+        else:
+            assert count == 0 and np.array_equal(ends, values.astype(np.float64), equal_nan=True), name
+    first, last, distance = _portasolve.frequency_spacing(cupy.asarray(nudged))
+    assert (first, last) == (nudged[0], nudged[-1])
+    assert distance == pytest.approx(20 * np.finfo(np.float64).eps * 8.0, rel=0.3)
+    with pytest.raises(ValueError, match="at least two"):
+        _portasolve.frequency_spacing(cupy.asarray([1.0]))
+
+
+@gpu
 def test_astropy_style_power_at_cupy_frequencies(rng):
     t = np.sort(rng.uniform(0.0, 100.0, 400))
     y = np.sin(0.7 * t) + rng.normal(0.0, 0.3, t.size)

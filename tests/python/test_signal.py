@@ -273,10 +273,11 @@ def test_float32_linspace_counts_as_evenly_spaced(rng):
 def test_repeated_calls_on_one_grid_equal_fresh_ones(rng, algorithm):
     # A call on the grid and options of the call before reuses that call's setup (its grid and power array,
     # new series uploaded): the same bits as a fresh call, made after a call on another grid. Weights come and
-    # go between the calls, and the series' lengths change.
+    # go between the calls, and the series' lengths change or stay (the NUFFT then keeps its plan and sorts the new
+    # samples).
     freqs, other = np.linspace(0.05, 12.0, 2500), np.linspace(0.05, 11.0, 2500)
     calls = []
-    for n, weighted in ((90, False), (140, True), (60, False), (75, True)):
+    for n, weighted in ((90, False), (90, True), (140, True), (140, False), (60, False), (75, True)):
         x, y, _ = uneven_series(rng, n=n)
         calls.append((x, y, rng.uniform(0.5, 2.0, n) if weighted else None))
     kept = [lombscargle(x, y, freqs, algorithm=algorithm, weights=w) for x, y, w in calls]

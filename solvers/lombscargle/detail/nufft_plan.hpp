@@ -12,6 +12,14 @@
 
 namespace portasolve::lombscargle::detail {
 
+// Host arrays of a batch's samples, series s at [offsets(s), offsets(s + 1)).
+template <class T>
+struct NufftHostSamples {
+  Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace> t;
+  Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace> w, wy;
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace> offsets;
+};
+
 template <class T>
 struct NufftPlan {
   NufftLayout layout;
@@ -60,6 +68,16 @@ struct NufftPlan {
 template <class T>
 NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, const FrequencyGrid& grid,
                              const Options& options);
+
+// The samples of the series in `host` (times, weights, weighted values and
+// offsets on the host: t, w, wy, offsets) for a plan made by make_nufft_plan
+// on the same grid and options: where every series keeps its number of
+// samples the plan's sorted samples are made again, uploaded into their own
+// arrays on exec (the caller fences exec before the host arrays go) and the
+// rest of the plan (grids, FFT plan, correction) is kept; else false, and
+// the caller makes a new plan. Its work must be done before this is called.
+template <class T>
+bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const NufftHostSamples<T>& host, double step);
 
 // Every series' power on the plan's grid, launched on exec (the host path,
 // NufftPlan::host_workers, runs to its end before returning).

@@ -220,6 +220,50 @@ TEST(LombScargle, UpdateGivesANewPeriodogramsBits) {
   EXPECT_THROW(one.update({bad}), InputError);
 }
 
+TEST(LombScargle, UpdateWithSeriesOfTheSameLengthsSortsTheNufftSamplesAgain) {
+  // Periodogram::update keeps a NUFFT plan (grids, FFT plan, correction) for
+  // series of the lengths it was made for and sorts the new samples into it:
+  // the same bits as a new periodogram, for one- and multi-term models; new
+  // lengths make a new plan. 150000 frequencies: grids past the host path's
+  // per-series limit, so hosts take the sorted (device) path too.
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.02, 40.0, 150000, false);
+  const auto batch = [](std::size_t a, std::size_t b, unsigned seed, bool with_dy) {
+    return std::vector<ls::Series>{noisy_sinusoid(a, 5.0 + seed % 3, 1.0, seed, with_dy),
+                                   noisy_sinusoid(b, 3.0, 0.6, seed + 1, with_dy)};
+  };
+  for (const int nterms : {1, 2}) {
+    for (const bool classic : {false, true}) {
+      if (classic && nterms > 1) continue;
+      ls::Options options;
+      options.algorithm = ls::Algorithm::nufft;
+      options.nterms = nterms;
+      if (classic) options.form = ls::Form::classic;
+      const std::vector<std::vector<ls::Series>> batches{batch(140, 75, 31, !classic), batch(140, 75, 41, !classic),
+                                                         batch(140, 75, 51, !classic), batch(90, 75, 61, !classic)};
+      ls::Periodogram<double> updated(batches[0], grid, options);
+      updated.compute();
+      for (std::size_t b = 1; b < batches.size(); ++b) {
+        const auto before = Kokkos::create_mirror(Kokkos::HostSpace(), updated.power());
+        Kokkos::deep_copy(before, updated.power());
+        updated.update(batches[b]);
+        updated.compute();
+        ls::Periodogram<double> fresh(batches[b], grid, options);
+        fresh.compute();
+        const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), updated.power());
+        const auto want = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fresh.power());
+        std::size_t changed = 0;
+        for (std::size_t s = 0; s < 2; ++s)
+          for (std::size_t k = 0; k < grid.size(); ++k) {
+            ASSERT_EQ(got(s, k), want(s, k)) << "nterms " << nterms << (classic ? " classic" : " generalized")
+                                             << " batch " << b << " series " << s << " frequency " << k;
+            changed += got(s, k) != before(s, k);
+          }
+        EXPECT_GT(changed, grid.size()) << "nterms " << nterms << " batch " << b;
+      }
+    }
+  }
+}
+
 TEST(LombScargle, AlgorithmsAgreeOnExplicitGrids) {
   const ls::Series series = noisy_sinusoid(500, 30.0, 0.4, 8, true);
   std::vector<double> frequencies;
