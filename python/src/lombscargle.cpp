@@ -77,9 +77,24 @@ py::tuple frequency_spacing(const py::object& frequencies) {
   if (array.shape[0] < 2) throw py::value_error("freqs: at least two frequencies are needed here");
   const DeviceFrequencies frequency(reinterpret_cast<const double*>(array.address),
                                     static_cast<std::size_t>(array.shape[0]));
-  const SpacingResult result("frequency_spacing");
-  const Kokkos::View<double, MemSpace> largest("frequency_spacing_largest");
-  const auto host = Kokkos::create_mirror_view(result);
+  // Kept between calls: a fresh device allocation and its free cost more than the pass.
+  static struct KeptSpacing : HoldsDeviceMemory {
+    SpacingResult result;
+    Kokkos::View<double, MemSpace> largest;
+    void release() override {
+      result = SpacingResult();
+      largest = Kokkos::View<double, MemSpace>();
+    }
+  } kept;
+  if (kept.result.data() == nullptr) {
+    kept.result = SpacingResult(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("frequency_spacing")));
+    kept.largest = Kokkos::View<double, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("frequency_spacing_largest")));
+  }
+  const SpacingResult result = kept.result;
+  const Kokkos::View<double, MemSpace> largest = kept.largest;
+  double host[3];
+  const Kokkos::View<double[3], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(host);
   {
     py::gil_scoped_release release;
     Kokkos::parallel_reduce("frequency_spacing",
@@ -87,9 +102,9 @@ py::tuple frequency_spacing(const py::object& frequencies) {
                             DistanceFromEvenSpacing{frequency}, Kokkos::Max<double, MemSpace>(largest));
     Kokkos::parallel_for("frequency_ends", Kokkos::RangePolicy<ExecSpace>(0, 1),
                          FrequencyEnds{frequency, result, largest});
-    Kokkos::deep_copy(host, result);
+    Kokkos::deep_copy(host_view, result);
   }
-  return py::make_tuple(host(0), host(1), host(2));
+  return py::make_tuple(host[0], host[1], host[2]);
 }
 
 // power(series, frequency) of a Periodogram into rows [first, first + series)

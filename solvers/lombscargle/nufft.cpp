@@ -59,42 +59,52 @@ using HostSamples = NufftHostSamples<T>;
 
 template <class T>
 HostSamples<T> to_host(const ExecSpace& exec, const DeviceData<T>& data) {
-  return HostSamples<T>{download(exec, data.t), download(exec, data.w), download(exec, data.wy),
-                        download(exec, data.offsets)};
+  return HostSamples<T>{download(exec, data.t), download(exec, data.offsets)};
 }
 
-// Samples of every series sorted by n frac(multiple * df * t), uploaded on
-// exec into `sorted` (fenced before the host arrays go).
-// `values` into `view` on exec, in the View's own memory where the lengths
-// match (a plan refreshed for new series of the same lengths), else a new one.
-template <class View, class Vector>
-void upload_into(const ExecSpace& exec, View& view, const std::string& label, const Vector& values) {
-  if (view.extent(0) != values.size()) {
-    using Fresh =
-        Kokkos::View<typename View::non_const_data_type, typename View::array_layout, typename View::memory_space>;
-    view = upload<Fresh>(exec, label.c_str(), values);
-    return;
-  }
-  using Element = typename View::non_const_value_type;
-  const Kokkos::View<Element*, typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> target(
-      const_cast<Element*>(view.data()), view.extent(0));
-  const Kokkos::View<const Element*, HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> source(values.data(),
-                                                                                                values.size());
-  Kokkos::deep_copy(exec, target, source);
-}
-
+// t, w and wy of the samples in `order` (sample indices), on the device.
 template <class T>
-void sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple, std::int64_t n,
-                  const char* label, SortedSamples<T>& sorted) {
+struct GatherSamples {
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> order;
+  Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> t;
+  View1D<const T> w, wy;
+  Kokkos::View<double*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> sorted_t;
+  Kokkos::View<T*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> sorted_w, sorted_wy;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const std::int64_t j = order(i);
+    sorted_t(i) = t(j);
+    sorted_w(i) = w(j);
+    sorted_wy(i) = wy(j);
+  }
+};
+
+// A View of `sorted`'s length (a new one unless it has it), and a writable
+// alias of it for the gather.
+template <class View>
+Kokkos::View<typename View::non_const_value_type*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> sized(
+    View& view, std::size_t length, const std::string& label) {
+  using Element = typename View::non_const_value_type;
+  using Alias = Kokkos::View<Element*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>;
+  if (view.extent(0) != length)
+    view = Kokkos::View<Element*, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                                                 length);
+  return Alias(const_cast<Element*>(view.data()), view.extent(0));
+}
+
+// Samples of every series sorted by n frac(multiple * df * t), into
+// `sorted` on exec: the order and the positions are found on the host's
+// cores (series by series: a survey chunk holds 10^4-10^5) and uploaded, the
+// samples gathered from `data` on the device (fenced before the host arrays
+// go). `order` holds the uploaded order (kept by the plan: a refresh reuses it).
+template <class T>
+void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
+                  int multiple, std::int64_t n, const char* label, SortedSamples<T>& sorted,
+                  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order_view) {
   const auto& t = host.t;
-  const auto& w = host.w;
-  const auto& wy = host.wy;
   const auto& offsets = host.offsets;
   const std::size_t total = t.extent(0);
-  std::vector<double> position(total), sorted_position(total), sorted_t(total);
-  std::vector<T> sorted_w(total), sorted_wy(total);
+  std::vector<double> position(total), sorted_position(total);
   std::vector<std::int64_t> order(total);
-  // Series by series on the host's cores (a survey chunk holds 10^4-10^5).
   constexpr std::size_t series_per_thread = 64;
   for_each_on_host_threads(offsets.extent(0) - 1, series_per_thread, [&](std::size_t s) {
     const std::int64_t begin = offsets(s), end = offsets(s + 1);
@@ -105,27 +115,29 @@ void sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step
     const auto first = order.begin() + begin, last = order.begin() + end;
     std::iota(first, last, begin);
     std::stable_sort(first, last, [&](std::int64_t a, std::int64_t b) { return position[a] < position[b]; });
-    for (std::int64_t i = begin; i < end; ++i) {
-      const std::int64_t j = order[i];
-      sorted_position[i] = position[j];
-      sorted_t[i] = t(j);
-      sorted_w[i] = w(j);
-      sorted_wy[i] = wy(j);
-    }
+    for (std::int64_t i = begin; i < end; ++i) sorted_position[i] = position[order[i]];
   });
   const std::string name(label);
   upload_into(exec, sorted.position, name + "_position", sorted_position);
-  upload_into(exec, sorted.t, name + "_t", sorted_t);
-  upload_into(exec, sorted.w, name + "_w", sorted_w);
-  upload_into(exec, sorted.wy, name + "_wy", sorted_wy);
+  upload_into(exec, order_view, name + "_order", order);
+  const GatherSamples<T> gather{order_view,
+                                data.t,
+                                data.w,
+                                data.wy,
+                                sized(sorted.t, total, name + "_t"),
+                                sized(sorted.w, total, name + "_w"),
+                                sized(sorted.wy, total, name + "_wy")};
+  Kokkos::parallel_for("lombscargle_nufft_gather",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, total), gather);
   exec.fence();
 }
 
 template <class T>
-SortedSamples<T> sort_samples(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple,
-                              std::int64_t n, const char* label) {
+SortedSamples<T> sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
+                              int multiple, std::int64_t n, const char* label,
+                              Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order) {
   SortedSamples<T> sorted;
-  sort_samples(exec, host, step, multiple, n, label, sorted);
+  sort_samples(exec, data, host, step, multiple, n, label, sorted, order);
   return sorted;
 }
 
@@ -674,13 +686,14 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
   };
   if (nterms > 1) {
     for (int h = 1; h <= 2 * nterms; ++h) {
-      plan.harmonic_samples.push_back(sort_samples(exec, host, grid.step, h, n, "lombscargle_nufft_harmonic"));
+      plan.harmonic_samples.push_back(
+          sort_samples(exec, data, host, grid.step, h, n, "lombscargle_nufft_harmonic", plan.order));
       plan.harmonic_w.push_back(allocate("lombscargle_nufft_cw", layout.segments));
       if (h <= nterms) plan.harmonic_wy.push_back(allocate("lombscargle_nufft_cwy", layout.segments));
     }
   } else {
-    plan.once = sort_samples(exec, host, grid.step, 1, n, "lombscargle_nufft_once");
-    plan.twice = sort_samples(exec, host, grid.step, 2, n, "lombscargle_nufft_twice");
+    plan.once = sort_samples(exec, data, host, grid.step, 1, n, "lombscargle_nufft_once", plan.order);
+    plan.twice = sort_samples(exec, data, host, grid.step, 2, n, "lombscargle_nufft_twice", plan.order);
     plan.c1 = allocate("lombscargle_nufft_c1", layout.segments);
     plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
     plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
@@ -713,7 +726,8 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
 }
 
 template <class T>
-bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const NufftHostSamples<T>& host, double step) {
+bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data,
+                        const NufftHostSamples<T>& host, double step) {
   ProfilingRegion region("lombscargle/nufft_refresh");
   const std::size_t series_count = host.offsets.extent(0) - 1;
   if (!plan.host_workers.empty())  // the host path reads the samples as they are
@@ -724,11 +738,11 @@ bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const NufftHo
   const std::int64_t n = plan.layout.fft.n;
   if (plan.rows.nterms > 1) {
     for (std::size_t h = 1; h <= plan.harmonic_samples.size(); ++h)
-      sort_samples(exec, host, step, static_cast<int>(h), n, "lombscargle_nufft_harmonic",
-                   plan.harmonic_samples[h - 1]);
+      sort_samples(exec, data, host, step, static_cast<int>(h), n, "lombscargle_nufft_harmonic",
+                   plan.harmonic_samples[h - 1], plan.order);
   } else {
-    sort_samples(exec, host, step, 1, n, "lombscargle_nufft_once", plan.once);
-    sort_samples(exec, host, step, 2, n, "lombscargle_nufft_twice", plan.twice);
+    sort_samples(exec, data, host, step, 1, n, "lombscargle_nufft_once", plan.once, plan.order);
+    sort_samples(exec, data, host, step, 2, n, "lombscargle_nufft_twice", plan.twice, plan.order);
   }
   return true;
 }
@@ -749,8 +763,10 @@ template NufftPlan<float> make_nufft_plan(const ExecSpace&, const DeviceData<flo
                                           const Options&);
 template NufftPlan<double> make_nufft_plan(const ExecSpace&, const DeviceData<double>&, const FrequencyGrid&,
                                            const Options&);
-template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<float>&, const NufftHostSamples<float>&, double);
-template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<double>&, const NufftHostSamples<double>&, double);
+template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<float>&, const DeviceData<float>&,
+                                 const NufftHostSamples<float>&, double);
+template bool refresh_nufft_plan(const ExecSpace&, NufftPlan<double>&, const DeviceData<double>&,
+                                 const NufftHostSamples<double>&, double);
 template void run_nufft(const ExecSpace&, NufftPlan<float>&, const DeviceData<float>&, const Options&);
 template void run_nufft(const ExecSpace&, NufftPlan<double>&, const DeviceData<double>&, const Options&);
 

@@ -407,20 +407,17 @@ void Periodogram<T>::upload_series(const std::vector<Series>& batch) {
   std::unique_ptr<HostData<T>> prepared = HostDataPool<T>::take();
   prepare<T>(batch, options_, *prepared);
   const HostData<T>& host = *prepared;
-  data.t = upload<Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_t", host.t);
-  data.w = upload<View1D<T>>(exec, "lombscargle_w", host.w);
-  data.wy = upload<View1D<T>>(exec, "lombscargle_wy", host.wy);
-  data.offsets =
-      upload<Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace>>(exec, "lombscargle_offsets", host.offsets);
-  data.constants = upload<Kokkos::View<SeriesConstants<T>*, Kokkos::LayoutRight, MemSpace>>(
-      exec, "lombscargle_constants", host.constants);
+  // update(): into the arrays of the series before where the lengths match.
+  upload_into(exec, data.t, "lombscargle_t", host.t);
+  upload_into(exec, data.w, "lombscargle_w", host.w);
+  upload_into(exec, data.wy, "lombscargle_wy", host.wy);
+  upload_into(exec, data.offsets, "lombscargle_offsets", host.offsets);
+  upload_into(exec, data.constants, "lombscargle_constants", host.constants);
   if (state_->nufft) {  // update(): the NUFFT plan sorts the new samples, or goes
     const NufftHostSamples<T> samples{
         Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace>(host.t.data(), host.t.size()),
-        Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace>(host.w.data(), host.w.size()),
-        Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace>(host.wy.data(), host.wy.size()),
         Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace>(host.offsets.data(), host.offsets.size())};
-    if (!refresh_nufft_plan(exec, *state_->nufft, samples, grid_.step)) state_->nufft.reset();
+    if (!refresh_nufft_plan(exec, *state_->nufft, data, samples, grid_.step)) state_->nufft.reset();
   }
   exec.fence();  // the copies have read the host arrays, which the pool hands to the next batch
   HostDataPool<T>::give_back(std::move(prepared));

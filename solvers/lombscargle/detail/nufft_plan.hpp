@@ -12,11 +12,10 @@
 
 namespace portasolve::lombscargle::detail {
 
-// Host arrays of a batch's samples, series s at [offsets(s), offsets(s + 1)).
+// A batch's sample times on the host, series s at [offsets(s), offsets(s + 1)).
 template <class T>
 struct NufftHostSamples {
   Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace> t;
-  Kokkos::View<const T*, Kokkos::LayoutRight, HostSpace> w, wy;
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace> offsets;
 };
 
@@ -25,8 +24,9 @@ struct NufftPlan {
   NufftLayout layout;
   SpreadingKernel kernel;
   SortedSamples<T> once, twice;
-  Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
-  std::vector<std::int64_t> offsets;                            // on the host
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> order;  // the last sort's, uploaded
+  Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;             // per sample
+  std::vector<std::int64_t> offsets;                                       // on the host
   Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
   // Multi-term models (nterms > 1) instead of once, twice, c1, c0, c2: per
   // harmonic k = 1 .. 2 nterms (at k - 1) the samples sorted by n frac(k df
@@ -69,15 +69,16 @@ template <class T>
 NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, const FrequencyGrid& grid,
                              const Options& options);
 
-// The samples of the series in `host` (times, weights, weighted values and
-// offsets on the host: t, w, wy, offsets) for a plan made by make_nufft_plan
-// on the same grid and options: where every series keeps its number of
-// samples the plan's sorted samples are made again, uploaded into their own
-// arrays on exec (the caller fences exec before the host arrays go) and the
-// rest of the plan (grids, FFT plan, correction) is kept; else false, and
-// the caller makes a new plan. Its work must be done before this is called.
+// New series for a plan made by make_nufft_plan on the same grid and
+// options: `data` on the device (uploads queued on exec), their times and
+// offsets also in `host`. Where every series keeps its number of samples the
+// plan's sorted samples are made again into their own arrays on exec (and
+// fenced) and the rest of the plan (grids, FFT plan, correction) is kept;
+// else false, and the caller makes a new plan. The plan's earlier work must
+// be done.
 template <class T>
-bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const NufftHostSamples<T>& host, double step);
+bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceData<T>& data,
+                        const NufftHostSamples<T>& host, double step);
 
 // Every series' power on the plan's grid, launched on exec (the host path,
 // NufftPlan::host_workers, runs to its end before returning).
