@@ -307,6 +307,11 @@ void run_typed(RunContext& context) {
   };
   std::future<ChunkInput> next = std::async(std::launch::deferred, read_chunk, std::int64_t{0});
   std::future<void> finishing;  // the previous chunk's host side
+  // The last chunk's periodogram, updated with the next chunk's series where
+  // it holds as many: its power array and, for series of the same lengths,
+  // the NUFFT's grids and FFT plan are kept (a new plan per chunk cost more
+  // than the NUFFT's solve).
+  std::unique_ptr<ls::Periodogram<T>> kept;
   for (std::int64_t c = 0; c < chunks; ++c) {
     throw_if_interrupted();
     phase.reset();
@@ -325,8 +330,14 @@ void run_typed(RunContext& context) {
     const bool computes = !mine.empty() && columns.count > 0;  // a rank may have no series, or no frequencies
     if (computes) {
       try {
-        made = by_frequency ? std::make_unique<ls::Periodogram<T>>(mine, range, range_options, ls::checked_batch)
-                            : std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
+        if (kept && !by_frequency && kept->series_count() == static_cast<std::int64_t>(mine.size())) {
+          made = std::move(kept);
+          made->update(mine, ls::checked_batch);
+        } else {
+          kept.reset();  // its memory, before the new one's
+          made = by_frequency ? std::make_unique<ls::Periodogram<T>>(mine, range, range_options, ls::checked_batch)
+                              : std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
+        }
       } catch (const OptionError& error) {
         throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
                                "floating_mean with form: classic; the generalized form's is fit_mean");
@@ -450,6 +461,7 @@ void run_typed(RunContext& context) {
       append_summary(summary, chunk_summary);
       phases.write += watch.seconds();
     };
+    kept = std::move(made);  // for the next chunk (none after a bootstrap, which freed it)
     sample_offset += catalogue.samples(global.first, global.count);
     if (finishing.valid()) finishing.get();  // the previous chunk's, in order
     lap(phases.finish_wait);

@@ -427,11 +427,19 @@ void Periodogram<T>::upload_series(const std::vector<Series>& batch) {
 
 template <class T>
 void Periodogram<T>::update(const std::vector<Series>& batch) {
-  ProfilingRegion region("lombscargle/update");
   if (static_cast<std::int64_t>(batch.size()) != series_count_)
     throw InputError("update: " + std::to_string(batch.size()) + " series given, the periodogram was made for " +
                      std::to_string(series_count_) + " (make a new Periodogram for another count)");
   check_batch(batch, options_);
+  update(batch, checked_batch);
+}
+
+template <class T>
+void Periodogram<T>::update(const std::vector<Series>& batch, CheckedBatch) {
+  ProfilingRegion region("lombscargle/update");
+  if (static_cast<std::int64_t>(batch.size()) != series_count_)
+    throw InputError("update: " + std::to_string(batch.size()) + " series given, the periodogram was made for " +
+                     std::to_string(series_count_) + " (make a new Periodogram for another count)");
   state_->exec.fence();  // earlier work reads the arrays about to be replaced
   // A NUFFT plan keeps its grids and FFT plan and sorts the new samples
   // (made again where a series' length changed).

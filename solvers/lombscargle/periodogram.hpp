@@ -117,6 +117,9 @@ class Periodogram {
   // count or bad series), so a caller computing many batches at one grid
   // pays the grid once. Same results as a new Periodogram of the batch.
   void update(const std::vector<Series>& batch);
+  // The same for a batch already checked (check_batch; CheckedBatch above).
+  void update(const std::vector<Series>& batch, CheckedBatch);
+  std::int64_t series_count() const noexcept { return series_count_; }
   void compute();                     // with the options' algorithm
   void compute(Algorithm algorithm);  // e.g. direct, as a baseline
   // The direct multi-term kernel (normal equations, multiterm.hpp) whatever
