@@ -91,6 +91,9 @@ def main():
               f"curves/s; {int(output['chunks'])} chunks of {int(output['chunk_series'])} "
               f"({float(output['chunk_memory_bytes']) / 2**20:.0f} MiB a chunk, "
               f"{float(output['memory_bytes']) / 2**20:.0f} MiB held at most)")
+        split = {name[:-2]: value for name, value in timing.items() if name.endswith("_s") and name != "series_per_s" and np.isscalar(value)
+                 and np.issubdtype(np.asarray(value).dtype, np.number)}
+        print("the driver's time split (s): " + ", ".join(f"{name} {float(value):.3f}" for name, value in split.items()))
     with h5py.File(catalogue, "r") as c:
         truth = c["signal_frequency"][()]
     recovered = np.mean(np.abs(found - truth) < 0.01)

@@ -99,12 +99,18 @@ Kokkos::View<typename View::non_const_value_type*, Kokkos::LayoutRight, MemSpace
 template <class T>
 void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
                   int multiple, std::int64_t n, const char* label, SortedSamples<T>& sorted,
-                  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order_view) {
+                  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order_view,
+                  NufftSortScratch& scratch) {
   const auto& t = host.t;
   const auto& offsets = host.offsets;
   const std::size_t total = t.extent(0);
-  std::vector<double> position(total), sorted_position(total);
-  std::vector<std::int64_t> order(total);
+  // Resized only when the sample count grows: every entry is written below.
+  scratch.position.resize(total);
+  scratch.sorted_position.resize(total);
+  scratch.order.resize(total);
+  std::vector<double>& position = scratch.position;
+  std::vector<double>& sorted_position = scratch.sorted_position;
+  std::vector<std::int64_t>& order = scratch.order;
   constexpr std::size_t series_per_thread = 64;
   for_each_on_host_threads(offsets.extent(0) - 1, series_per_thread, [&](std::size_t s) {
     const std::int64_t begin = offsets(s), end = offsets(s + 1);
@@ -135,9 +141,10 @@ void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSa
 template <class T>
 SortedSamples<T> sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
                               int multiple, std::int64_t n, const char* label,
-                              Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order) {
+                              Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order,
+                              NufftSortScratch& scratch) {
   SortedSamples<T> sorted;
-  sort_samples(exec, data, host, step, multiple, n, label, sorted, order);
+  sort_samples(exec, data, host, step, multiple, n, label, sorted, order, scratch);
   return sorted;
 }
 
@@ -687,13 +694,15 @@ NufftPlan<T> make_nufft_plan(const ExecSpace& exec, const DeviceData<T>& data, c
   if (nterms > 1) {
     for (int h = 1; h <= 2 * nterms; ++h) {
       plan.harmonic_samples.push_back(
-          sort_samples(exec, data, host, grid.step, h, n, "lombscargle_nufft_harmonic", plan.order));
+          sort_samples(exec, data, host, grid.step, h, n, "lombscargle_nufft_harmonic", plan.order, plan.sort_scratch));
       plan.harmonic_w.push_back(allocate("lombscargle_nufft_cw", layout.segments));
       if (h <= nterms) plan.harmonic_wy.push_back(allocate("lombscargle_nufft_cwy", layout.segments));
     }
   } else {
-    plan.once = sort_samples(exec, data, host, grid.step, 1, n, "lombscargle_nufft_once", plan.order);
-    plan.twice = sort_samples(exec, data, host, grid.step, 2, n, "lombscargle_nufft_twice", plan.order);
+    plan.once =
+        sort_samples(exec, data, host, grid.step, 1, n, "lombscargle_nufft_once", plan.order, plan.sort_scratch);
+    plan.twice =
+        sort_samples(exec, data, host, grid.step, 2, n, "lombscargle_nufft_twice", plan.order, plan.sort_scratch);
     plan.c1 = allocate("lombscargle_nufft_c1", layout.segments);
     plan.c0 = allocate("lombscargle_nufft_c0", fit_mean ? layout.segments : 0);
     plan.c2 = allocate("lombscargle_nufft_c2", layout.segments);
@@ -739,10 +748,10 @@ bool refresh_nufft_plan(const ExecSpace& exec, NufftPlan<T>& plan, const DeviceD
   if (plan.rows.nterms > 1) {
     for (std::size_t h = 1; h <= plan.harmonic_samples.size(); ++h)
       sort_samples(exec, data, host, step, static_cast<int>(h), n, "lombscargle_nufft_harmonic",
-                   plan.harmonic_samples[h - 1], plan.order);
+                   plan.harmonic_samples[h - 1], plan.order, plan.sort_scratch);
   } else {
-    sort_samples(exec, data, host, step, 1, n, "lombscargle_nufft_once", plan.once, plan.order);
-    sort_samples(exec, data, host, step, 2, n, "lombscargle_nufft_twice", plan.twice, plan.order);
+    sort_samples(exec, data, host, step, 1, n, "lombscargle_nufft_once", plan.once, plan.order, plan.sort_scratch);
+    sort_samples(exec, data, host, step, 2, n, "lombscargle_nufft_twice", plan.twice, plan.order, plan.sort_scratch);
   }
   return true;
 }

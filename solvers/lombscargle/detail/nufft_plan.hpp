@@ -19,14 +19,23 @@ struct NufftHostSamples {
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace> offsets;
 };
 
+// The host's arrays of a sort (positions, order), kept by the plan: a
+// survey chunk's are ~100 MB, and fresh ones were zeroed and faulted in by
+// one thread at every sort.
+struct NufftSortScratch {
+  std::vector<double> position, sorted_position;
+  std::vector<std::int64_t> order;
+};
+
 template <class T>
 struct NufftPlan {
   NufftLayout layout;
   SpreadingKernel kernel;
   SortedSamples<T> once, twice;
   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> order;  // the last sort's, uploaded
-  Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;             // per sample
-  std::vector<std::int64_t> offsets;                                       // on the host
+  NufftSortScratch sort_scratch;
+  Kokkos::View<int*, Kokkos::LayoutRight, MemSpace> series_of;  // per sample
+  std::vector<std::int64_t> offsets;                            // on the host
   Kokkos::View<Complex<T>**, Kokkos::LayoutRight, MemSpace> c1, c0, c2;
   // Multi-term models (nterms > 1) instead of once, twice, c1, c0, c2: per
   // harmonic k = 1 .. 2 nterms (at k - 1) the samples sorted by n frac(k df
