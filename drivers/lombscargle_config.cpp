@@ -174,6 +174,7 @@ MemoryNeed lombscargle_need(const config::Config& config, double series, double 
     need.device_bytes += std::max(per_series, std::min(512.0 * 1048576.0, series * per_series));  // grids
     need.device(modes, t);                                                                        // correction
     need.host(n, 8 + 2 * t);                                                                      // its host copy
+    need.host(n, 24);  // the sort's positions and order, kept by the plan
   }
   if (config.string("validation.reference") == "float64") {
     need.device(n, 24);

@@ -417,7 +417,12 @@ void Periodogram<T>::upload_series(const std::vector<Series>& batch) {
     const NufftHostSamples<T> samples{
         Kokkos::View<const double*, Kokkos::LayoutRight, HostSpace>(host.t.data(), host.t.size()),
         Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, HostSpace>(host.offsets.data(), host.offsets.size())};
-    if (!refresh_nufft_plan(exec, *state_->nufft, data, samples, grid_.step)) state_->nufft.reset();
+    try {
+      if (!refresh_nufft_plan(exec, *state_->nufft, data, samples, grid_.step)) state_->nufft.reset();
+    } catch (...) {
+      state_->nufft.reset();  // half sorted: made again by the next compute()
+      throw;
+    }
   }
   exec.fence();  // the copies have read the host arrays, which the pool hands to the next batch
   HostDataPool<T>::give_back(std::move(prepared));
@@ -441,13 +446,13 @@ void Periodogram<T>::update(const std::vector<Series>& batch, CheckedBatch) {
     throw InputError("update: " + std::to_string(batch.size()) + " series given, the periodogram was made for " +
                      std::to_string(series_count_) + " (make a new Periodogram for another count)");
   state_->exec.fence();  // earlier work reads the arrays about to be replaced
+  // The recurrence's steps depend on the times: built again by the next
+  // compute() that needs them (dropped first, so a failed upload leaves none).
+  state_->step_cos = StepTable<T>();
+  state_->step_sin = StepTable<T>();
   // A NUFFT plan keeps its grids and FFT plan and sorts the new samples
   // (made again where a series' length changed).
   upload_series(batch);
-  // The recurrence's steps depend on the times: built again by the next
-  // compute() that needs them.
-  state_->step_cos = StepTable<T>();
-  state_->step_sin = StepTable<T>();
 }
 
 template <class T>

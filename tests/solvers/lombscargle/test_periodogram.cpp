@@ -238,8 +238,10 @@ TEST(LombScargle, UpdateWithSeriesOfTheSameLengthsSortsTheNufftSamplesAgain) {
       options.algorithm = ls::Algorithm::nufft;
       options.nterms = nterms;
       if (classic) options.form = ls::Form::classic;
+      // Then the same total in other lengths, and another total.
       const std::vector<std::vector<ls::Series>> batches{batch(140, 75, 31, !classic), batch(140, 75, 41, !classic),
-                                                         batch(140, 75, 51, !classic), batch(90, 75, 61, !classic)};
+                                                         batch(140, 75, 51, !classic), batch(75, 140, 71, !classic),
+                                                         batch(90, 75, 61, !classic)};
       ls::Periodogram<double> updated(batches[0], grid, options);
       updated.compute();
       for (std::size_t b = 1; b < batches.size(); ++b) {
