@@ -78,6 +78,81 @@ struct GatherSamples {
   }
 };
 
+// A product and a difference rounded once each, as written: GPU compilers
+// would fuse `n * (turns - floor(turns))`'s parts with the multiply that
+// made turns into FMAs, and the device's positions must be the host's bits
+// (hosts sort series past the device sort's reach, and a series' power must
+// not depend on the batch it came in).
+KOKKOS_INLINE_FUNCTION double grid_position(const double turns_per_time, const double t, const double n) {
+#if defined(__CUDA_ARCH__)
+  const double turns = __dmul_rn(turns_per_time, t);
+  return __dmul_rn(n, __dsub_rn(turns, math::floor(turns)));
+#elif defined(__HIP_DEVICE_COMPILE__)
+#pragma clang fp contract(off)
+  const double turns = turns_per_time * t;
+  return n * (turns - math::floor(turns));
+#else
+  const double turns = turns_per_time * t;
+  return n * (turns - math::floor(turns));
+#endif
+}
+
+// Series of at most this many samples are sorted on the device, a team per
+// series with its (position, index) pairs in team scratch (16 bytes each:
+// 32 KiB, within every backend's level-0 scratch); longer ones on the host.
+constexpr std::int64_t device_sort_capacity = 2048;
+
+// Each series' samples sorted by (position, index) in a bitonic network over
+// `capacity` slots (a power of two; the slots past the series' count hold
+// +inf, so they stay last): the order std::stable_sort by position gives,
+// since ties go by index. Writes the positions in that order and the order.
+struct SortSeriesOnDevice {
+  using Keys = Kokkos::View<double*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Indices = Kokkos::View<std::int64_t*, ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Kokkos::View<const double*, Kokkos::LayoutRight, MemSpace> t;
+  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace> offsets;
+  Kokkos::View<double*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> position;
+  Kokkos::View<std::int64_t*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> order;
+  double turns_per_time, n;
+  int capacity;
+
+  static std::size_t scratch_bytes(const int capacity) {
+    return Keys::shmem_size(capacity) + Indices::shmem_size(capacity);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    const std::int64_t begin = offsets(team.league_rank()), count = offsets(team.league_rank() + 1) - begin;
+    Keys key(team.team_scratch(0), capacity);
+    Indices index(team.team_scratch(0), capacity);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, capacity), [&](const int i) {
+      key(i) = i < count ? grid_position(turns_per_time, t(begin + i), n) : HUGE_VAL;
+      index(i) = begin + i;
+    });
+    team.team_barrier();
+    for (int size = 2; size <= capacity; size *= 2)
+      for (int stride = size / 2; stride > 0; stride /= 2) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, capacity / 2), [&](const int pair) {
+          // The pair's lower slot i (bit `stride` clear) and its partner i + stride.
+          const int i = 2 * pair - (pair & (stride - 1)), j = i + stride;
+          const bool ascending = (i & size) == 0;
+          const bool later = key(i) > key(j) || (key(i) == key(j) && index(i) > index(j));
+          if (later == ascending) {
+            const double k = key(i);
+            key(i) = key(j);
+            key(j) = k;
+            const std::int64_t x = index(i);
+            index(i) = index(j);
+            index(j) = x;
+          }
+        });
+        team.team_barrier();
+      }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int i) {
+      position(begin + i) = key(i);
+      order(begin + i) = index(i);
+    });
+  }
+};
+
 // A View of `sorted`'s length (a new one unless it has it), and a writable
 // alias of it for the gather.
 template <class View>
@@ -91,14 +166,10 @@ Kokkos::View<typename View::non_const_value_type*, Kokkos::LayoutRight, MemSpace
   return Alias(const_cast<Element*>(view.data()), view.extent(0));
 }
 
-// Samples of every series sorted by n frac(multiple * df * t), into
-// `sorted` on exec: the order and the positions are found on the host's
-// cores (series by series: a survey chunk holds 10^4-10^5) and uploaded, the
-// samples gathered from `data` on the device (fenced before the host arrays
-// go). `order` holds the uploaded order (kept by the plan: a refresh reuses it).
+// sort_samples' host side, for series too long for the device sort.
 template <class T>
-void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
-                  int multiple, std::int64_t n, const char* label, SortedSamples<T>& sorted,
+void sort_on_host(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple, std::int64_t n,
+                  const std::string& name, SortedSamples<T>& sorted,
                   Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order_view,
                   NufftSortScratch& scratch) {
   const auto& t = host.t;
@@ -114,18 +185,47 @@ void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSa
   constexpr std::size_t series_per_thread = 64;
   for_each_on_host_threads(offsets.extent(0) - 1, series_per_thread, [&](std::size_t s) {
     const std::int64_t begin = offsets(s), end = offsets(s + 1);
-    for (std::int64_t j = begin; j < end; ++j) {
-      const double turns = multiple * step * t(j);
-      position[j] = static_cast<double>(n) * (turns - std::floor(turns));
-    }
+    for (std::int64_t j = begin; j < end; ++j)
+      position[j] = grid_position(multiple * step, t(j), static_cast<double>(n));
     const auto first = order.begin() + begin, last = order.begin() + end;
     std::iota(first, last, begin);
     std::stable_sort(first, last, [&](std::int64_t a, std::int64_t b) { return position[a] < position[b]; });
     for (std::int64_t i = begin; i < end; ++i) sorted_position[i] = position[order[i]];
   });
-  const std::string name(label);
   upload_into(exec, sorted.position, name + "_position", sorted_position);
   upload_into(exec, order_view, name + "_order", order);
+  exec.fence();  // before the host arrays change
+}
+
+// Samples of every series sorted by n frac(multiple * df * t), into
+// `sorted` on exec: positions and order by a team per series on the device
+// (SortSeriesOnDevice), or for series past its reach on the host's cores and
+// uploaded (sort_on_host: host needs t and offsets; else offsets only); then
+// t, w and wy gathered from `data` on the device, and exec fenced. `order`
+// holds the order (kept by the plan: a refresh reuses it).
+template <class T>
+void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSamples<T>& host, double step,
+                  int multiple, std::int64_t n, const char* label, SortedSamples<T>& sorted,
+                  Kokkos::View<const std::int64_t*, Kokkos::LayoutRight, MemSpace>& order_view,
+                  NufftSortScratch& scratch) {
+  const auto& offsets = host.offsets;
+  const std::size_t total = data.t.extent(0);
+  const std::string name(label);
+  std::int64_t longest = 0;
+  for (std::size_t s = 0; s + 1 < offsets.extent(0); ++s) longest = std::max(longest, offsets(s + 1) - offsets(s));
+  if (longest <= device_sort_capacity) {
+    int capacity = 2;
+    while (capacity < longest) capacity *= 2;
+    const int series_count = static_cast<int>(offsets.extent(0) - 1);
+    Kokkos::parallel_for("lombscargle_nufft_sort",
+                         TeamPolicy(exec, series_count, team_size_for(std::min(capacity / 2, 256)))
+                             .set_scratch_size(0, Kokkos::PerTeam(SortSeriesOnDevice::scratch_bytes(capacity))),
+                         SortSeriesOnDevice{data.t, data.offsets, sized(sorted.position, total, name + "_position"),
+                                            sized(order_view, total, name + "_order"), multiple * step,
+                                            static_cast<double>(n), capacity});
+  } else {
+    sort_on_host(exec, host, step, multiple, n, name, sorted, order_view, scratch);
+  }
   const GatherSamples<T> gather{order_view,
                                 data.t,
                                 data.w,

@@ -266,6 +266,33 @@ TEST(LombScargle, UpdateWithSeriesOfTheSameLengthsSortsTheNufftSamplesAgain) {
   }
 }
 
+TEST(LombScargle, NufftSortsOnTheDeviceAsOnTheHost) {
+  // Series of up to 2048 samples are sorted by a team each (in scratch), a
+  // batch with a longer one on the host: a short series' power must be the
+  // same bits in both, ties in position (repeated times) included. 150000
+  // frequencies: grids past the host path's limit, so hosts sort too.
+  const ls::FrequencyGrid grid = ls::uniform_grid(0.02, 40.0, 150000, false);
+  ls::Series short_series = noisy_sinusoid(300, 5.0, 1.0, 81, true);
+  for (std::size_t j = 0; j < 40; ++j) short_series.t[2 * j + 1] = short_series.t[2 * j];  // ties
+  for (std::size_t j = 1; j < short_series.t.size(); ++j)                                  // times need not be sorted
+    if (j % 7 == 0) std::swap(short_series.t[j], short_series.t[j - 1]);
+  const ls::Series long_series = noisy_sinusoid(2500, 6.0, 0.8, 82, true);
+  for (const int nterms : {1, 2}) {
+    ls::Options options;
+    options.algorithm = ls::Algorithm::nufft;
+    options.nterms = nterms;
+    const auto alone = run<double>({short_series}, grid, options);
+    const auto with_long = run<double>({short_series, long_series}, grid, options);
+    ASSERT_EQ(alone[0].size(), with_long[0].size());
+    for (std::size_t k = 0; k < grid.size(); ++k)
+      ASSERT_EQ(alone[0][k], with_long[0][k]) << "nterms " << nterms << " frequency " << k;
+    const auto alone_float = run<float>({short_series}, grid, options);
+    const auto with_long_float = run<float>({short_series, long_series}, grid, options);
+    for (std::size_t k = 0; k < grid.size(); ++k)
+      ASSERT_EQ(alone_float[0][k], with_long_float[0][k]) << "float, nterms " << nterms << " frequency " << k;
+  }
+}
+
 TEST(LombScargle, AlgorithmsAgreeOnExplicitGrids) {
   const ls::Series series = noisy_sinusoid(500, 30.0, 0.4, 8, true);
   std::vector<double> frequencies;
