@@ -332,8 +332,8 @@ Algorithm resolve_algorithm(Algorithm requested, const FrequencyGrid& grid, int 
   // nufft.hpp); on hosts auto takes the NUFFT where it does for nterms 1,
   // else direct (there is no multi-term recurrence or tiled kernel). On GPUs
   // auto stays direct: it met issue 24's nterms 3 rate on the H100, and the
-  // device NUFFT, whose plans sort the samples on the host once per
-  // harmonic, is not timed there yet.
+  // device NUFFT, whose plans sort the samples once per harmonic, is
+  // not timed there yet.
   if (nterms > 1 && (requested == Algorithm::tiled || requested == Algorithm::recurrence))
     throw OptionError(
         "algorithm",
