@@ -52,14 +52,14 @@ void gauss_legendre(int q, std::vector<double>& nodes, std::vector<double>& weig
   }
 }
 
-using DoubleView = Kokkos::View<double*, Kokkos::LayoutRight, MemSpace>;
-
 template <class T>
 using HostSamples = NufftHostSamples<T>;
 
+// The offsets on the host; the times too only where a series is too long
+// for the device sort (sort_samples reads them back then).
 template <class T>
 HostSamples<T> to_host(const ExecSpace& exec, const DeviceData<T>& data) {
-  return HostSamples<T>{download(exec, data.t), download(exec, data.offsets)};
+  return HostSamples<T>{{}, download(exec, data.offsets)};
 }
 
 // t, w and wy of the samples in `order` (sample indices), on the device.
@@ -153,19 +153,6 @@ struct SortSeriesOnDevice {
   }
 };
 
-// A View of `sorted`'s length (a new one unless it has it), and a writable
-// alias of it for the gather.
-template <class View>
-Kokkos::View<typename View::non_const_value_type*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> sized(
-    View& view, std::size_t length, const std::string& label) {
-  using Element = typename View::non_const_value_type;
-  using Alias = Kokkos::View<Element*, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>;
-  if (view.extent(0) != length)
-    view = Kokkos::View<Element*, Kokkos::LayoutRight, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                                                                 length);
-  return Alias(const_cast<Element*>(view.data()), view.extent(0));
-}
-
 // sort_samples' host side, for series too long for the device sort.
 template <class T>
 void sort_on_host(const ExecSpace& exec, const HostSamples<T>& host, double step, int multiple, std::int64_t n,
@@ -200,7 +187,7 @@ void sort_on_host(const ExecSpace& exec, const HostSamples<T>& host, double step
 // Samples of every series sorted by n frac(multiple * df * t), into
 // `sorted` on exec: positions and order by a team per series on the device
 // (SortSeriesOnDevice), or for series past its reach on the host's cores and
-// uploaded (sort_on_host: host needs t and offsets; else offsets only); then
+// uploaded (sort_on_host; host.t may be empty: read back then); then
 // t, w and wy gathered from `data` on the device, and exec fenced. `order`
 // holds the order (kept by the plan: a refresh reuses it).
 template <class T>
@@ -224,7 +211,9 @@ void sort_samples(const ExecSpace& exec, const DeviceData<T>& data, const HostSa
                                             sized(order_view, total, name + "_order"), multiple * step,
                                             static_cast<double>(n), capacity});
   } else {
-    sort_on_host(exec, host, step, multiple, n, name, sorted, order_view, scratch);
+    const HostSamples<T> with_times =
+        host.t.extent(0) == total ? host : HostSamples<T>{download(exec, data.t), host.offsets};
+    sort_on_host(exec, with_times, step, multiple, n, name, sorted, order_view, scratch);
   }
   const GatherSamples<T> gather{order_view,
                                 data.t,

@@ -32,25 +32,35 @@ View upload(const ExecSpace& exec, const char* label, const Vector& values) {
   return view;
 }
 
-// `values` into `view` on exec, in the View's own memory where the lengths
-// match (new series of the same lengths for a kept periodogram: a fresh
-// device allocation, and the free of the old one, cost more than the copy of
-// a short series), else into a new View. Fenced as upload().
+// A writable alias of `view` (1-D) after making it `length` long: kept where
+// it has that length (new series of the same lengths for a kept periodogram:
+// a fresh device allocation, and the free of the old one, cost more than
+// refilling a short array), else a new, uninitialised View.
+template <class View>
+Kokkos::View<typename View::non_const_value_type*, Kokkos::LayoutRight, typename View::memory_space,
+             Kokkos::MemoryUnmanaged>
+sized(View& view, std::size_t length, const std::string& label) {
+  using Element = typename View::non_const_value_type;
+  using Alias = Kokkos::View<Element*, Kokkos::LayoutRight, typename View::memory_space, Kokkos::MemoryUnmanaged>;
+  if (view.extent(0) != length)
+    view = Kokkos::View<Element*, Kokkos::LayoutRight, typename View::memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, label), length);
+  return Alias(const_cast<Element*>(view.data()), view.extent(0));
+}
+
+// `values` into `view` on exec, in its own memory where the lengths match
+// (sized()). Fenced as upload().
 template <class View, class Vector>
 void upload_into(const ExecSpace& exec, View& view, const std::string& label, const Vector& values) {
   using Element = typename View::non_const_value_type;
-  if (view.extent(0) != values.size() || !std::is_same<Element, typename Vector::value_type>::value) {
+  if constexpr (std::is_same<Element, typename Vector::value_type>::value) {
+    const Kokkos::View<const Element*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> source(
+        values.data(), values.size());
+    Kokkos::deep_copy(exec, sized(view, values.size(), label), source);
+  } else {
     using Fresh =
         Kokkos::View<typename View::non_const_data_type, typename View::array_layout, typename View::memory_space>;
     view = upload<Fresh>(exec, label.c_str(), values);
-    return;
-  }
-  if constexpr (std::is_same<Element, typename Vector::value_type>::value) {
-    const Kokkos::View<Element*, typename View::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> target(
-        const_cast<Element*>(view.data()), view.extent(0));
-    const Kokkos::View<const Element*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> source(
-        values.data(), values.size());
-    Kokkos::deep_copy(exec, target, source);
   }
 }
 
