@@ -1,5 +1,6 @@
 // Conjugate gradients: the textbook loop on Kokkos Kernels' BLAS (operator
-// matrix-free or an assembled CrsMatrix through spmv), and the fused loop.
+// matrix-free or an assembled CrsMatrix through spmv), the preconditioned
+// matrix-free loop with its scalars on the device, and the fused loop.
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_scal.hpp>
@@ -235,7 +236,83 @@ struct CgWorkspace {
   View2D<T> r, p, q, z;
   CrsMatrix<T> matrix;
   std::unique_ptr<MultigridPreconditioner<T>> multigrid;
+  // rz (two slots), pq, r r of the preconditioned loop on the device
+  Kokkos::View<typename Accumulator<T>::type[4], MemSpace> device_scalars;
 };
+
+namespace {
+
+// Preconditioned CG on the matrix-free operator with its scalars on the
+// device (FusedPreconditionedCg, cg_kernels.hpp): three reductions and the
+// preconditioner's launches a step, none waited for by the host, which
+// reads the scalars at checks only. (The textbook loop below waits for each
+// of its four dot products a step: on the talk's grid those waits and
+// launches cost more than the multigrid cycle's arithmetic.)
+template <class T>
+void run_preconditioned_on_device(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs,
+                                  CgWorkspace<T>& workspace, CheckSchedule& schedule) {
+  using Sum = typename Accumulator<T>::type;
+  using Kernel = FusedPreconditionedCg<T, Sum>;
+  const std::int64_t rows = x.extent(0), cols = x.extent(1);
+  const View2D<T> r = workspace.r, p = workspace.p, q = workspace.q, z = workspace.z;
+  if (!workspace.device_scalars.is_allocated())
+    workspace.device_scalars = zeroed_on<typename Kernel::Scalars>(exec, "poisson_pcg_scalars");
+  const typename Kernel::Scalars scalars = workspace.device_scalars;
+  const auto host_scalars = Kokkos::create_mirror_view(scalars);
+  const auto slot = [&](int k) { return Kokkos::subview(scalars, k); };
+  MultigridPreconditioner<T>* multigrid = workspace.multigrid.get();
+  // z = M^-1 r. Only the interior of z, p and q is ever written here: their
+  // rings keep the zeros they were allocated with.
+  const auto precondition = [&] {
+    if (multigrid)
+      multigrid->apply(exec, r, z);
+    else
+      for_interior(exec, "poisson_cg_jacobi", rows, cols, JacobiPreconditioner<T>{r, z});
+  };
+  // (Re)start at `step` from the true residual: r, its r r, z and r z.
+  const auto start = [&](std::int64_t step) {
+    reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
+                         slot(Kernel::rr_slot));
+    precondition();
+    reduce_interior<Sum, typename Kernel::Rz>(exec, "poisson_pcg_rz", rows, cols,
+                                              Kernel{x, r, z, p, q, scalars, step, step}, slot(step & 1));
+  };
+  // The scalars on the host, once exec has written them (the copy is
+  // asynchronous on GPUs).
+  const auto read_scalars = [&] {
+    Kokkos::deep_copy(exec, host_scalars, scalars);
+    exec.fence();
+  };
+  start(0);
+  std::int64_t restart_step = 0;
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    for (const std::int64_t check = schedule.next_check(done); done < check; ++done) {
+      const Kernel kernel{x, r, z, p, q, scalars, done, restart_step};
+      reduce_interior<Sum, typename Kernel::Direction>(exec, "poisson_pcg_direction", rows, cols, kernel,
+                                                       slot(Kernel::pq_slot));
+      reduce_interior<Sum, typename Kernel::Update>(exec, "poisson_pcg_update", rows, cols, kernel,
+                                                    slot(Kernel::rr_slot));
+      precondition();
+      reduce_interior<Sum, typename Kernel::Rz>(exec, "poisson_pcg_rz", rows, cols, kernel, slot((done + 1) & 1));
+    }
+    read_scalars();
+    double norm = residual_norm(exec, x, rhs);
+    if (drifted(norm, static_cast<double>(host_scalars(Kernel::rr_slot)))) {
+      start(done);
+      restart_step = done;
+      read_scalars();
+      norm = std::sqrt(static_cast<double>(host_scalars(Kernel::rr_slot)));
+    }
+    if (!(host_scalars(Kernel::pq_slot) > 0) && done > 0) {  // r = 0 exactly, or rounding broke A's positivity
+      schedule.stop(done, norm, "breakdown");
+      return;
+    }
+    stop = schedule.record(done, norm);
+  }
+}
+
+}  // namespace
 
 template <class T>
 void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const SolverOptions& options,
@@ -245,8 +322,12 @@ void run_cg(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, con
   // instance: nothing of that solve still runs on it.
   const BorrowedWorkspace<CgWorkspace<T>> workspace(CgWorkspace<T>::key_of(x, options),
                                                     [&] { return CgWorkspace<T>(exec, rows, cols, options); });
-  const View2D<T> r = workspace->r, p = workspace->p, q = workspace->q, z = workspace->z;
   const bool assembled = options.cg_operator == CgOperator::crs;
+  if (options.cg_preconditioner != CgPreconditioner::none && !assembled) {
+    run_preconditioned_on_device(exec, x, rhs, *workspace, schedule);
+    return;
+  }
+  const View2D<T> r = workspace->r, p = workspace->p, q = workspace->q, z = workspace->z;
   const CrsMatrix<T>& matrix = workspace->matrix;
   const KernelsCalls on_default_instance(exec);
   const auto apply = [&] {

@@ -117,4 +117,50 @@ struct FusedCg {
   }
 };
 
+// Preconditioned CG (z = M^-1 r from the preconditioner's own launches
+// between Update and Rz) on the same invariant q = A p, its scalars on the
+// device too, so a step waits for the host nowhere:
+//   Direction: beta = rz_k / rz_{k-1} (0 at a (re)start); p = z + beta p;
+//              q = A z + beta q; pq = sum p q
+//   Update:    alpha = rz_k / pq; x += alpha p; r -= alpha q; rr = sum r r
+//   Rz:        rz_{k+1} = sum r z
+// rz alternates between two slots by step parity as rr does above; rr (the
+// drift check's) has a slot of its own.
+template <class T, class Sum>
+struct FusedPreconditionedCg {
+  struct Direction {};
+  struct Update {};
+  struct Rz {};
+  using Scalars = Kokkos::View<Sum[4], MemSpace>;  // rz (two slots), pq, rr
+  enum : int { pq_slot = 2, rr_slot = 3 };
+
+  View2D<T> x, r, z, p, q;
+  Scalars scalars;
+  std::int64_t step;
+  std::int64_t restart_step;  // beta = 0 here: p = z, q = A z
+
+  KOKKOS_INLINE_FUNCTION void operator()(Direction, const std::int64_t i, const std::int64_t j, Sum& pq) const {
+    const T beta = fused_cg_beta<T>(step == restart_step, scalars(step & 1), scalars((step + 1) & 1));
+    pq += fused_cg_direction<T, Sum>(z(i, j), z(i - 1, j) + z(i + 1, j) + z(i, j - 1) + z(i, j + 1), beta, p(i, j),
+                                     q(i, j));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Update, const std::int64_t i, const std::int64_t j, Sum& rr) const {
+    const T alpha = fused_cg_alpha<T>(scalars(step & 1), scalars(pq_slot));
+    rr += fused_cg_update<T, Sum>(alpha, p(i, j), q(i, j), x(i, j), r(i, j));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(Rz, const std::int64_t i, const std::int64_t j, Sum& rz) const {
+    rz += Sum(r(i, j)) * Sum(z(i, j));
+  }
+};
+
+// z = r / 4: the Jacobi preconditioner (A's diagonal is 4) on the interior.
+template <class T>
+struct JacobiPreconditioner {
+  View2D<const T> r;
+  View2D<T> z;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const { z(i, j) = r(i, j) / T(4); }
+};
+
 }  // namespace portasolve::poisson::detail

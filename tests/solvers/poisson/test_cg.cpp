@@ -1,6 +1,8 @@
-// Conjugate gradients (Kokkos Kernels matrix-free and CrsMatrix, and fused):
-// tolerance reached on the true residual, the A-norm of the error decreasing
-// step by step, and all variants following the same iterates.
+// Conjugate gradients (Kokkos Kernels matrix-free and CrsMatrix, fused, and
+// the Jacobi-preconditioned loop with its scalars on the device, whose
+// constant diagonal gives plain CG's iterates): tolerance reached on the true
+// residual, the A-norm of the error decreasing step by step, and all variants
+// following the same iterates.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,15 +21,17 @@ struct Variant {
   Method method;
   CgOperator cg_operator;
   CgKernel cg_kernel;
+  CgPreconditioner preconditioner = CgPreconditioner::none;
 };
 const Variant variants[] = {{Method::cg, CgOperator::matrix_free, CgKernel::automatic},
                             {Method::cg, CgOperator::crs, CgKernel::automatic},
                             {Method::cg_fused, CgOperator::matrix_free, CgKernel::launches},
-                            {Method::cg_fused, CgOperator::matrix_free, CgKernel::resident}};
+                            {Method::cg_fused, CgOperator::matrix_free, CgKernel::resident},
+                            {Method::cg, CgOperator::matrix_free, CgKernel::automatic, CgPreconditioner::jacobi}};
 
 std::string name_of(const Variant& variant) {
   return poisson::name_of(variant.method) + " " + poisson::name_of(variant.cg_operator) + " " +
-         poisson::name_of(variant.cg_kernel);
+         poisson::name_of(variant.cg_kernel) + " " + poisson::name_of(variant.preconditioner);
 }
 
 template <class T>
@@ -37,6 +41,7 @@ HostGrid run_cg(const Problem& problem, Variant variant, std::int64_t steps, dou
   options.method = variant.method;
   options.cg_operator = variant.cg_operator;
   options.cg_kernel = variant.cg_kernel;
+  options.cg_preconditioner = variant.preconditioner;
   options.max_iterations = steps;
   options.tolerance = tolerance;
   options.check_every = 5;
@@ -174,6 +179,7 @@ TEST(PoissonCg, FinalResidualIsRecheckedFromScratch) {
     options.method = variant.method;
     options.cg_operator = variant.cg_operator;
     options.cg_kernel = variant.cg_kernel;
+    options.cg_preconditioner = variant.preconditioner;
     options.max_iterations = 20;
     options.check_every = 10;
     auto x = to_device<double>(problem.start, "x");

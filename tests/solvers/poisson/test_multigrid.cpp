@@ -271,6 +271,48 @@ TEST(PoissonMultigridPreconditionedCg, EnergyNormFallsEveryStepAndTheAnswerIsPla
   EXPECT_LE(in_float.host_relative_residual, 1.5e-5);
 }
 
+// The matrix-free operator runs the preconditioned loop with its scalars on
+// the device (q = A p carried along, beta applied in the next step's first
+// kernel); the assembled one runs the textbook loop on Kokkos Kernels' BLAS.
+// Same algorithm: the same residuals at every step to rounding, in double
+// and in float (whose drift check restarts both from the true residual).
+TEST(PoissonMultigridPreconditionedCg, DeviceScalarsFollowTheTextbookLoop) {
+  const Problem problem = random_problem(67, 90, 5);
+  for (const CgPreconditioner preconditioner : {CgPreconditioner::multigrid, CgPreconditioner::jacobi}) {
+    const std::string name = name_of(preconditioner);
+    const bool jacobi = preconditioner == CgPreconditioner::jacobi;  // plain CG's steps: many more
+    SolverOptions options = preconditioned_cg(preconditioner, jacobi ? 150 : 8, 0);
+    SolverOptions textbook = options;
+    textbook.cg_operator = CgOperator::crs;
+    const Solved fused = solve_on_device<double>(problem, options);
+    const Solved reference = solve_on_device<double>(problem, textbook);
+    ASSERT_EQ(fused.report.history.size(), reference.report.history.size()) << name;
+    for (std::size_t k = 0; k < fused.report.history.size(); ++k)
+      EXPECT_NEAR(fused.report.history[k].relative_residual, reference.report.history[k].relative_residual,
+                  1e-9 * reference.report.history[k].relative_residual + 1e-15)
+          << name << " step " << k;
+    EXPECT_LT(fused.report.history.back().relative_residual, 1e-3 * fused.report.history.front().relative_residual)
+        << name;
+    double largest = 0;
+    for (const double value : reference.x.values) largest = std::max(largest, std::abs(value));
+    EXPECT_LT(testing::max_abs_difference(fused.x, reference.x), 1e-9 * largest) << name;
+
+    SolverOptions in_float = preconditioned_cg(preconditioner, 400, jacobi ? 2e-5 : 2e-6);
+    SolverOptions textbook_float = in_float;
+    textbook_float.cg_operator = CgOperator::crs;
+    const Solved fused_float = solve_on_device<float>(problem, in_float);
+    const Solved reference_float = solve_on_device<float>(problem, textbook_float);
+    EXPECT_TRUE(fused_float.report.converged) << name;
+    // x rounded to float leaves a few 1e-6 of residual, whichever loop made it.
+    EXPECT_LE(fused_float.host_relative_residual, 2 * reference_float.host_relative_residual + 1e-6) << name;
+    std::cout << name << "-preconditioned cg in float to " << in_float.tolerance
+              << ", device scalars / textbook: " << fused_float.report.iterations << " / "
+              << reference_float.report.iterations << " steps, host residual " << fused_float.host_relative_residual
+              << " / " << reference_float.host_relative_residual << "\n";
+    EXPECT_NEAR(double(fused_float.report.iterations), double(reference_float.report.iterations), 2) << name;
+  }
+}
+
 TEST(PoissonMultigridPreconditionedCg, OnlyCgTakesAPreconditioner) {
   SolverOptions options = preconditioned_cg(CgPreconditioner::multigrid, 10, 0);
   options.method = Method::cg_fused;
