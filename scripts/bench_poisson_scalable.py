@@ -137,10 +137,12 @@ def main():
                ("spectral (portable FFT)", "spectral", ["poisson.check_every=1", "poisson.spectral.fft=portable"]),
                ("multigrid", "multigrid", ["poisson.check_every=1"]),
                ("cg + multigrid", "cg", ["poisson.cg.preconditioner=multigrid", "poisson.check_every=1"]),
+               ("cg + multigrid V(1,1)", "cg", ["poisson.cg.preconditioner=multigrid", "poisson.check_every=1",
+                                                "poisson.multigrid.pre_sweeps=1", "poisson.multigrid.post_sweeps=1"]),
                ("cg_fused", "cg_fused", [])]
     results, rows = {}, []
     for name, solver, extra in solvers:
-        label = name.split(" ")[0] + ("_portable" if "portable" in name else "")
+        label = name.split(" ")[0] + ("_portable" if "portable" in name else "") + ("_v11" if "V(1,1)" in name else "")
         r = solve(args.bin, TALK, os.path.join(args.out, f"talk_{label}.h5"), f"poisson.solver={solver}",
                   "poisson.tolerance=1.6e-6", *repeat, *extra)
         results[name] = r
