@@ -222,10 +222,18 @@ class Hierarchy {
   void prolong_and_correct(const ExecSpace& exec, std::size_t l) {
     const Level<T>& fine = levels_[l];
     if constexpr (host_execution) {
+      using Kernel = ProlongAndCorrectRows<T>;
       const ColumnSources& columns = column_sources(l);
-      Kokkos::parallel_for("poisson_mg_prolong_correct_rows", Kokkos::RangePolicy<ExecSpace>(exec, 1, fine.op.rows + 1),
-                           ProlongAndCorrectRows<T>{fine.u, levels_[l + 1].u, fine.row_transfer, columns.sources,
-                                                    columns.weights, columns.counts, fine.op.cols});
+      const auto [block_rows, blocks] = row_blocks(exec, fine.op.rows);
+      const std::size_t width = static_cast<std::size_t>(fine.op.cols) + 2;
+      if (interpolated_rows_.extent(0) < std::size_t(blocks) || interpolated_rows_.extent(2) < width)
+        interpolated_rows_ = decltype(interpolated_rows_)(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_interpolated_rows"),
+            std::max<std::size_t>(blocks, interpolated_rows_.extent(0)), Kernel::slots,
+            std::max(width, interpolated_rows_.extent(2)));
+      Kokkos::parallel_for("poisson_mg_prolong_correct_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+                           Kernel{fine.u, levels_[l + 1].u, fine.row_transfer, columns.sources, columns.weights,
+                                  columns.counts, interpolated_rows_, fine.op.rows, fine.op.cols, block_rows});
       return;
     }
     for_rectangle(exec, "poisson_mg_prolong_correct", interior_of(fine.op),
@@ -293,6 +301,9 @@ class Hierarchy {
   // Hosts: the fine residual rows of restrict_residual_rows, sized for the
   // finest level on first use.
   Kokkos::View<typename Accumulator<T>::type***, Kokkos::HostSpace> residual_rows_;
+  // Hosts: the coarse rows interpolated along the columns by
+  // prolong_and_correct, sized for the finest level on first use.
+  Kokkos::View<T***, Kokkos::HostSpace> interpolated_rows_;
 };
 
 }  // namespace portasolve::poisson::detail::multigrid

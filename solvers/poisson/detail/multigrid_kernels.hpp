@@ -300,33 +300,73 @@ struct ProlongAndCorrect {
   }
 };
 
-// Hosts: ProlongAndCorrect a fine row per iteration, the row's coarse
-// sources and weights found once per row and the columns' once per level
-// (`col_sources`, `col_weights`, `col_counts`) instead of once per point;
-// the correction is ProlongAndCorrect's expression in its order: the same
-// bits. Dirichlet levels (Transfer) only.
+// Hosts: ProlongAndCorrect over a block of fine rows per thread. Each coarse
+// row the block reads is interpolated along the columns once, into the
+// thread's `rows` (the columns' sources and weights tabulated once per level:
+// `col_sources`, `col_weights`, `col_counts`), and each fine row adds its
+// coarse rows' weighted interpolants in a loop that vectorises. The point
+// kernel found every point's sources and interpolated each coarse row again
+// for each of the up to three fine rows reading it. The sums are
+// ProlongAndCorrect's expressions in its order: the same bits. Dirichlet
+// levels (Transfer) only.
 template <class T>
 struct ProlongAndCorrectRows {
+  // Fine row 2c - 1 reads coarse rows c - 1 and c, 2c row c, 2c + 1 rows c
+  // and c + 1 (coarsened; else fine row i reads coarse row i): coarse row c
+  // lives in slot c % 2 while the block's rows need it.
+  static constexpr int slots = 2;
   HostView2D<T> u;  // fine
   HostView2D<const T> coarse_u;
   Transfer<T> row_transfer;
   Kokkos::View<const int* [2], Kokkos::HostSpace> col_sources;
   Kokkos::View<const T* [2], Kokkos::HostSpace> col_weights;
   Kokkos::View<const int*, Kokkos::HostSpace> col_counts;
-  int cols;
+  Kokkos::View<T***, Kokkos::HostSpace> rows;  // [block][slot][fine column]
+  int fine_rows, cols, block_rows;
 
-  void operator()(const int i) const {
-    int rows[2];
-    T row_weight[2];
-    const int n_rows = row_transfer.sources(i, rows, row_weight);
+  void interpolate_row(const int block, const int slot, const int c) const {
+    T* interpolated = &rows(block, slot, 0);
     for (int j = 1; j <= cols; ++j) {
-      T correction = 0;
+      T row_sum = 0;
+      for (int b = 0; b < col_counts(j); ++b) row_sum += col_weights(j, b) * coarse_u(c, col_sources(j, b));
+      interpolated[j] = row_sum;
+    }
+  }
+
+  void operator()(const int block) const {
+    int held[slots] = {-1, -1};  // the coarse row in each slot
+    const int begin = 1 + block * block_rows;
+    const int end = begin + block_rows < fine_rows + 1 ? begin + block_rows : fine_rows + 1;
+    for (int i = begin; i < end; ++i) {
+      int sources[2];
+      T weight[2];
+      const int n_rows = row_transfer.sources(i, sources, weight);
+      const T* interpolated[2];
       for (int a = 0; a < n_rows; ++a) {
-        T row_sum = 0;
-        for (int b = 0; b < col_counts(j); ++b) row_sum += col_weights(j, b) * coarse_u(rows[a], col_sources(j, b));
-        correction += row_weight[a] * row_sum;
+        const int slot = sources[a] % slots;
+        if (held[slot] != sources[a]) {
+          interpolate_row(block, slot, sources[a]);
+          held[slot] = sources[a];
+        }
+        interpolated[a] = &rows(block, slot, 0);
       }
-      u(i, j) += correction;
+      T* row = &u(i, 0);
+      if (n_rows == 1) {
+        const T w = weight[0], *a = interpolated[0];
+        for (int j = 1; j <= cols; ++j) {
+          T correction = 0;
+          correction += w * a[j];
+          row[j] += correction;
+        }
+      } else {
+        const T w0 = weight[0], w1 = weight[1], *a = interpolated[0], *b = interpolated[1];
+        for (int j = 1; j <= cols; ++j) {
+          T correction = 0;
+          correction += w0 * a[j];
+          correction += w1 * b[j];
+          row[j] += correction;
+        }
+      }
     }
   }
 };

@@ -147,6 +147,83 @@ TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Re
   }
 }
 
+TEST(PoissonMultigridKernels, ProlongationByRowsEqualsThePointKernelAndAFloat64Interpolation) {
+  std::mt19937 random(9);
+  std::uniform_real_distribution<double> value(-1, 1);
+  for (const auto& [rows, cols, coarsen_rows, coarsen_cols] : {std::tuple<int, int, bool, bool>{37, 23, true, true},
+                                                               {36, 24, true, true},
+                                                               {9, 40, false, true},
+                                                               {31, 3, true, false},
+                                                               {3, 3, true, true},
+                                                               {2, 5, true, true},
+                                                               {1, 1, true, true}}) {
+    const Axis row_axis{rows, 0.25, rows % 2 == 0 ? 0.5 : 1.0}, col_axis{cols, 1.0, cols % 2 == 0 ? 0.5 : 1.0};
+    const Transfer<double> row_transfer = transfer<double>(row_axis, coarsen_rows);
+    const Transfer<double> col_transfer = transfer<double>(col_axis, coarsen_cols);
+    const int coarse_rows = coarsen_rows ? rows / 2 : rows, coarse_cols = coarsen_cols ? cols / 2 : cols;
+    HostView2D<double> start("start", rows + 2, cols + 2), coarse("coarse", coarse_rows + 2, coarse_cols + 2);
+    for (int i = 0; i < rows + 2; ++i)
+      for (int j = 0; j < cols + 2; ++j) start(i, j) = value(random);
+    for (int i = 1; i <= coarse_rows; ++i)  // the coarse ring stays zero, as the cycle keeps it
+      for (int j = 1; j <= coarse_cols; ++j) coarse(i, j) = value(random);
+    // float64 reference: each fine point plus its sources' weighted values.
+    HostView2D<double> expected("expected", rows + 2, cols + 2);
+    Kokkos::deep_copy(expected, start);
+    for (int i = 1; i <= rows; ++i)
+      for (int j = 1; j <= cols; ++j) {
+        int source_rows[2], source_cols[2];
+        double row_weight[2], col_weight[2];
+        const int n_rows = row_transfer.sources(i, source_rows, row_weight);
+        const int n_cols = col_transfer.sources(j, source_cols, col_weight);
+        for (int a = 0; a < n_rows; ++a)
+          for (int b = 0; b < n_cols; ++b)
+            expected(i, j) += row_weight[a] * col_weight[b] * coarse(source_rows[a], source_cols[b]);
+      }
+    // The point kernel (the GPUs' prolongation) on the execution space.
+    const View2D<double> point_device("point", rows + 2, cols + 2),
+        coarse_device("coarse", coarse_rows + 2, coarse_cols + 2);
+    Kokkos::deep_copy(point_device, start);
+    Kokkos::deep_copy(coarse_device, coarse);
+    for_rectangle("prolong", GridRectangle{1, 1, rows, cols},
+                  ProlongAndCorrect<double>{point_device, coarse_device, row_transfer, col_transfer});
+    const auto point = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), point_device);
+    // The column tables the hierarchy builds.
+    Kokkos::View<int* [2], Kokkos::HostSpace> col_sources("sources", cols + 1);
+    Kokkos::View<double* [2], Kokkos::HostSpace> col_weights("weights", cols + 1);
+    Kokkos::View<int*, Kokkos::HostSpace> col_counts("counts", cols + 1);
+    for (int j = 1; j <= cols; ++j) {
+      int index[2];
+      double weight[2];
+      col_counts(j) = col_transfer.sources(j, index, weight);
+      for (int b = 0; b < col_counts(j); ++b) col_sources(j, b) = index[b], col_weights(j, b) = weight[b];
+    }
+    for (const int block_rows : {1, 2, 3, 1000}) {
+      const int blocks = (rows + block_rows - 1) / block_rows;
+      HostView2D<double> u("u", rows + 2, cols + 2);
+      Kokkos::deep_copy(u, start);
+      const Kokkos::View<double***, Kokkos::HostSpace> buffer("rows", blocks, 2, cols + 2);
+      Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks),
+                           ProlongAndCorrectRows<double>{u, coarse, row_transfer, col_sources, col_weights, col_counts,
+                                                         buffer, rows, cols, block_rows});
+      int differing_from_points = 0, off_reference = 0;
+      for (int i = 0; i < rows + 2; ++i)
+        for (int j = 0; j < cols + 2; ++j) {
+          // The same bits on hosts; within a rounding where a GPU compiler fuses multiply-adds.
+          differing_from_points += host_execution ? u(i, j) != point(i, j) : std::abs(u(i, j) - point(i, j)) > 1e-14;
+          off_reference += std::abs(u(i, j) - expected(i, j)) > 1e-14;
+        }
+      const std::string where =
+          std::to_string(rows) + "x" + std::to_string(cols) + " blocks of " + std::to_string(block_rows);
+      EXPECT_EQ(differing_from_points, 0) << where;
+      EXPECT_EQ(off_reference, 0) << where;
+      if (coarse_rows * coarse_cols > 0) {
+        EXPECT_NE(u(1, 1), start(1, 1)) << where;  // corrected (1x1: from the ring's zeros only)
+      }
+      EXPECT_EQ(u(0, 0), start(0, 0)) << where;  // the ring untouched
+    }
+  }
+}
+
 }  // namespace
 }  // namespace portasolve::poisson::detail::multigrid
 
