@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -25,10 +26,20 @@ std::int64_t CheckSchedule::next_check(std::int64_t done) const {
   return std::min(options_.max_iterations, (done / options_.check_every + 1) * options_.check_every);
 }
 
+// A problem whose zero-interior residual is 0 (B = 0, constant boundary...)
+// is measured in absolute terms.
+static double relative_to(const SolveReport& report, double residual_norm) {
+  return report.reference_norm > 0 ? residual_norm / report.reference_norm : residual_norm;
+}
+
+bool CheckSchedule::would_stop(std::int64_t done, double residual_norm) const {
+  const double relative = relative_to(report_, residual_norm);
+  return !std::isfinite(relative) || (options_.tolerance > 0 && relative <= options_.tolerance) ||
+         done >= options_.max_iterations;
+}
+
 bool CheckSchedule::record(std::int64_t done, double residual_norm) {
-  // A problem whose zero-interior residual is 0 (B = 0, constant boundary...)
-  // is measured in absolute terms.
-  const double relative = report_.reference_norm > 0 ? residual_norm / report_.reference_norm : residual_norm;
+  const double relative = relative_to(report_, residual_norm);
   if (!std::isfinite(relative))
     throw SolverError("Poisson " + name_of(options_.method) + ": the residual is not finite after " +
                       std::to_string(done) + " iterations (diverged or overflowed)");
@@ -118,8 +129,13 @@ void recheck_final_residual(const ExecSpace& exec, const View2D<T>& x, const Vie
   const double recorded = report.relative_residual;
   if (std::isfinite(relative) && std::abs(relative - recorded) <= recheck_agreement * std::max(relative, recorded))
     return;
+  const auto scientific = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6e", value);
+    return std::string(text);
+  };
   throw SolverError("Poisson " + name_of(options.method) + ": the solution's residual re-checked from scratch is " +
-                    std::to_string(relative) + ", not the " + std::to_string(recorded) + " its last check measured (" +
+                    scientific(relative) + ", not the " + scientific(recorded) + " its last check measured (" +
                     std::to_string(report.iterations) +
                     " iterations): the result is not trusted; rerun, or choose other kernels");
 }

@@ -15,6 +15,8 @@ class CheckSchedule {
   std::int64_t next_check(std::int64_t done) const;
   // Records the residual norm after `done` iterations; true means stop.
   bool record(std::int64_t done, double residual_norm);
+  // Whether record(done, residual_norm) would stop (or throw), recording nothing.
+  bool would_stop(std::int64_t done, double residual_norm) const;
   // Ends the solve early (e.g. CG breakdown) after `done` iterations.
   void stop(std::int64_t done, double residual_norm, const char* reason);
 

@@ -4,6 +4,7 @@
 // full multigrid start, run from the host over a hierarchy's own steps, and
 // the smoothers that work from the residual on any level operator.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/grid_range.hpp"
@@ -11,6 +12,10 @@
 #include "solvers/poisson/options.hpp"
 
 namespace portasolve::poisson::detail::multigrid {
+
+template <class Hierarchy>
+void run_coarser_cycles(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, MultigridCycle shape,
+                        const MultigridOptions& options);
 
 // One cycle of `shape` from level l down. Hierarchy provides depth(),
 // smooth(exec, l, sweeps, post), restrict_residual(exec, l) (which zeroes
@@ -28,6 +33,16 @@ void run_cycle(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, Multi
   }
   hierarchy.smooth(exec, l, options.pre_sweeps, /*post=*/false);
   hierarchy.restrict_residual(exec, l);
+  run_coarser_cycles(hierarchy, exec, l, shape, options);
+  hierarchy.prolong_and_correct(exec, l);
+  hierarchy.smooth(exec, l, options.post_sweeps, /*post=*/true);
+}
+
+// The cycles on level l + 1 that a cycle of `shape` on level l runs between
+// its restriction and its prolongation: one (V), two (W), an F then a V (F).
+template <class Hierarchy>
+void run_coarser_cycles(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, MultigridCycle shape,
+                        const MultigridOptions& options) {
   switch (shape) {
     case MultigridCycle::v:
       run_cycle(hierarchy, exec, l + 1, shape, options);
@@ -41,8 +56,29 @@ void run_cycle(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, Multi
       run_cycle(hierarchy, exec, l + 1, MultigridCycle::v, options);
       break;
   }
-  hierarchy.prolong_and_correct(exec, l);
-  hierarchy.smooth(exec, l, options.post_sweeps, /*post=*/true);
+}
+
+// A solve's cycles from level 0 with the residual check riding on level 0's
+// restriction (restrict_residual_and_norm): the check needs no pass over the
+// grid of its own (on hosts a fifth of a V(1,1) cycle). Each cycle is cut
+// after its restriction: a coarse correction, post-smoothing, the next
+// cycle's pre-smoothing, its restriction with the norm, the check. So check
+// k follows k coarse corrections, and where it stops the solve, x is the
+// pre-smoothed iterate whose residual it measured (the same cycles as
+// before, plus one pre-smoothing). `started`: cycles already run (a full
+// multigrid start). check(done, norm) returns true to stop. Needs depth() >= 2.
+template <class Hierarchy, class Check>
+void run_checked_cycles(Hierarchy& hierarchy, const ExecSpace& exec, MultigridCycle shape,
+                        const MultigridOptions& options, std::int64_t started, const Check& check) {
+  hierarchy.smooth(exec, 0, options.pre_sweeps, /*post=*/false);
+  for (std::int64_t done = started;; ++done) {
+    const double norm = hierarchy.restrict_residual_and_norm(exec, 0);
+    if (done > 0 && check(done, norm)) return;
+    run_coarser_cycles(hierarchy, exec, 0, shape, options);
+    hierarchy.prolong_and_correct(exec, 0);
+    hierarchy.smooth(exec, 0, options.post_sweeps, /*post=*/true);
+    hierarchy.smooth(exec, 0, options.pre_sweeps, /*post=*/false);
+  }
 }
 
 // Full multigrid: the residual equation restricted to the coarsest level

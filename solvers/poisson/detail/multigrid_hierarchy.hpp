@@ -195,7 +195,7 @@ class Hierarchy {
     const Level<T>& fine = levels_[l];
     const Level<T>& coarse = levels_[l + 1];
     if constexpr (host_execution) {
-      restrict_residual_rows(exec, fine, coarse);
+      restrict_residual_rows(exec, fine, coarse, nullptr);
       return;
     }
     for_rectangle(
@@ -203,9 +203,30 @@ class Hierarchy {
         RestrictResidual<T>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f});
   }
 
+  // restrict_residual, and the 2-norm of level l's residual f - L u, formed
+  // from the residuals the restriction forms anyway (each once); waits for
+  // exec. The same coarse values as restrict_residual's.
+  double restrict_residual_and_norm(const ExecSpace& exec, std::size_t l) {
+    using Sum = typename Accumulator<T>::type;
+    const Level<T>& fine = levels_[l];
+    const Level<T>& coarse = levels_[l + 1];
+    Sum squares = 0;
+    if constexpr (host_execution) {
+      restrict_residual_rows(exec, fine, coarse, &squares);
+    } else {
+      reduce_rectangle<Sum, WithNorm>(
+          exec, "poisson_mg_restrict_residual_norm", interior_of(coarse.op),
+          RestrictResidual<T>{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f},
+          squares);
+    }
+    return std::sqrt(static_cast<double>(squares));
+  }
+
   // Hosts: RestrictResidualRows, a block of at least least_block_rows coarse
-  // rows per thread, its residual rows in the hierarchy's buffer.
-  void restrict_residual_rows(const ExecSpace& exec, const Level<T>& fine, const Level<T>& coarse) {
+  // rows per thread, its residual rows in the hierarchy's buffer; with
+  // squares, their sum of squares summed there (exec then fenced).
+  void restrict_residual_rows(const ExecSpace& exec, const Level<T>& fine, const Level<T>& coarse,
+                              typename Accumulator<T>::type* squares) {
     using Kernel = RestrictResidualRows<T>;
     const int coarse_rows = coarse.op.rows;
     const auto [block_rows, blocks] = row_blocks(exec, coarse_rows);
@@ -214,9 +235,14 @@ class Hierarchy {
       residual_rows_ = decltype(residual_rows_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_rows"),
                                                 std::max<std::size_t>(blocks, residual_rows_.extent(0)), Kernel::slots,
                                                 std::max(columns, residual_rows_.extent(2)));
-    Kokkos::parallel_for("poisson_mg_restrict_residual_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-                         Kernel{fine.u, fine.f, fine.op, fine.row_transfer, fine.col_transfer, coarse.u, coarse.f,
-                                residual_rows_, coarse_rows, coarse.op.cols, block_rows});
+    const Kernel kernel{fine.u,   fine.f,         fine.op,     fine.row_transfer, fine.col_transfer, coarse.u,
+                        coarse.f, residual_rows_, coarse_rows, coarse.op.cols,    block_rows};
+    if (squares)
+      Kokkos::parallel_reduce("poisson_mg_restrict_residual_rows_norm",
+                              Kokkos::RangePolicy<ExecSpace, WithNorm>(exec, 0, blocks), kernel, *squares);
+    else
+      Kokkos::parallel_for("poisson_mg_restrict_residual_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+                           kernel);
   }
 
   void prolong_and_correct(const ExecSpace& exec, std::size_t l) {

@@ -165,9 +165,12 @@ struct ChebyshevStep {
 // iterate zeroed for the correction it will hold.
 // The weighted sum R r at coarse point (ci, cj) of the fine residuals
 // fine.fine_residual(i, j) (in Sum) it gathers, rows outermost.
-template <class Sum, class T, class Tr, class Fine>
+// With sum_squares, the squares of the fine residuals this coarse point
+// owns (Transfer::owns in both directions) are added to owned_squares: over all coarse
+// points, every fine residual once.
+template <class Sum, class T, bool sum_squares = false, class Tr, class Fine>
 KOKKOS_INLINE_FUNCTION Sum restricted(const Tr& row_transfer, const Tr& col_transfer, const int ci, const int cj,
-                                      const Fine& fine) {
+                                      const Fine& fine, Sum* owned_squares = nullptr) {
   int rows[Tr::most_gathers], cols[Tr::most_gathers];
   T row_weight[Tr::most_gathers], col_weight[Tr::most_gathers];
   const int n_rows = row_transfer.gathers(ci, rows, row_weight);
@@ -175,11 +178,20 @@ KOKKOS_INLINE_FUNCTION Sum restricted(const Tr& row_transfer, const Tr& col_tran
   Sum sum = 0;
   for (int a = 0; a < n_rows; ++a) {
     Sum row_sum = 0;
-    for (int b = 0; b < n_cols; ++b) row_sum += Sum(col_weight[b]) * fine.fine_residual(rows[a], cols[b]);
+    for (int b = 0; b < n_cols; ++b) {
+      const Sum residual = fine.fine_residual(rows[a], cols[b]);
+      row_sum += Sum(col_weight[b]) * residual;
+      if constexpr (sum_squares)
+        if (row_transfer.owns(ci, a) && col_transfer.owns(cj, b)) *owned_squares += residual * residual;
+    }
     sum += Sum(row_weight[a]) * row_sum;
   }
   return sum;
 }
+
+// Tag: a restriction that also sums the squares of the fine residuals it
+// forms (each once), for the solve's residual check (run_checked_cycles).
+struct WithNorm {};
 
 template <class T, class Op = LevelOperator<T>, class Tr = Transfer<T>>
 struct RestrictResidual {
@@ -193,6 +205,10 @@ struct RestrictResidual {
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int ci, const int cj) const {
     coarse_f(ci, cj) = static_cast<T>(restricted<Sum, T>(row_transfer, col_transfer, ci, cj, *this));
+    coarse_u(ci, cj) = T(0);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(WithNorm, const int ci, const int cj, Sum& squares) const {
+    coarse_f(ci, cj) = static_cast<T>(restricted<Sum, T, true>(row_transfer, col_transfer, ci, cj, *this, &squares));
     coarse_u(ci, cj) = T(0);
   }
 };
@@ -224,6 +240,7 @@ struct RestrictStoredResidual {
 template <class T>
 struct RestrictResidualRows {
   using Sum = typename Accumulator<T>::type;
+  using value_type = Sum;  // the WithNorm reduction's
   static constexpr int slots = Transfer<T>::most_gathers;
   HostView2D<const T> u, f;  // fine
   LevelOperator<T> op;       // fine
@@ -245,7 +262,24 @@ struct RestrictResidualRows {
     residual[last] = Sum(f(i, last)) - op.template apply<Sum>(u, i, last);
   }
 
-  void operator()(const int block) const {
+  // The sum of a formed row's squares, in four lanes so that the adds do not
+  // wait on each other.
+  Sum row_squares(const int block, const int slot) const {
+    const Sum* residual = &rows(block, slot, 0);
+    Sum lanes[4] = {0, 0, 0, 0};
+    int j = 1;
+    for (; j + 3 <= op.cols; j += 4)
+      for (int l = 0; l < 4; ++l) lanes[l] += residual[j + l] * residual[j + l];
+    for (; j <= op.cols; ++j) lanes[0] += residual[j] * residual[j];
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  }
+
+  void operator()(const int block) const { restrict_block(block, nullptr); }
+  void operator()(WithNorm, const int block, Sum& squares) const { restrict_block(block, &squares); }
+
+  // With owned_squares: the squares of the fine rows this block's coarse
+  // rows own (Transfer::owns), each row once over all blocks.
+  void restrict_block(const int block, Sum* owned_squares) const {
     int held[slots];  // the fine row in each slot (-1: none yet)
     for (int s = 0; s < slots; ++s) held[s] = -1;
     const int begin = 1 + block * block_rows;
@@ -260,6 +294,7 @@ struct RestrictResidualRows {
           form_residual_row(block, slot, fine_rows[a]);
           held[slot] = fine_rows[a];
         }
+        if (owned_squares && row_transfer.owns(ci, a)) *owned_squares += row_squares(block, slot);
       }
       for (int cj = 1; cj <= coarse_cols; ++cj) {
         int cols[slots];

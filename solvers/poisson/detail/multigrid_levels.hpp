@@ -137,6 +137,14 @@ struct Transfer {
     weight[2] = 2 * c + 1 == fine_points ? T(0.5) * end_weight : T(0.25);
     return 3;
   }
+
+  // Whether gathers(c)'s a-th fine point belongs to coarse point c when the
+  // fine points are shared out among the coarse ones, each to exactly one
+  // (a residual norm formed by the restriction): the first two of each
+  // coarse point's gathers, the third at an odd line's end only.
+  KOKKOS_INLINE_FUNCTION bool owns(const int c, const int a) const {
+    return !coarsened || a < 2 || 2 * c + 1 == fine_points;
+  }
 };
 
 template <class T>

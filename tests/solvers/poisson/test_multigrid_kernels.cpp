@@ -76,6 +76,9 @@ TEST(PoissonMultigridKernels, RowBlockSweepsEqualTwoHalfSweepsForEveryBlockSize)
   }
 }
 
+// The restriction with the norm of the fine residuals (WithNorm: the solve's
+// residual check) sums each fine residual's square once, whichever coarse
+// point or block forms it.
 TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Restriction) {
   std::mt19937 random(5);
   std::uniform_real_distribution<double> value(-1, 1);
@@ -112,15 +115,38 @@ TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Re
         "restrict", GridRectangle{1, 1, coarse_rows, coarse_cols},
         RestrictResidual<double>{u_device, f_device, op, row_transfer, col_transfer, point_u, point_f_device});
     const auto point_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), point_f_device);
+    // With the norm (the solve's check): every fine residual's square once,
+    // the same coarse values.
+    double expected_squares = 0;
+    for (int i = 1; i <= rows; ++i)
+      for (int j = 1; j <= cols; ++j) expected_squares += residual(i, j) * residual(i, j);
+    const View2D<double> normed_f_device("normed_f", coarse_rows + 2, coarse_cols + 2);
+    double point_squares = 0;
+    reduce_rectangle<double, WithNorm>(
+        "restrict_norm", GridRectangle{1, 1, coarse_rows, coarse_cols},
+        RestrictResidual<double>{u_device, f_device, op, row_transfer, col_transfer, point_u, normed_f_device},
+        point_squares);
+    EXPECT_NEAR(point_squares, expected_squares, 1e-12 * expected_squares) << rows << "x" << cols;
+    const auto normed_f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), normed_f_device);
+    for (int ci = 1; ci <= coarse_rows; ++ci)
+      for (int cj = 1; cj <= coarse_cols; ++cj) EXPECT_EQ(normed_f(ci, cj), point_f(ci, cj)) << ci << "," << cj;
     for (const int block_rows : {1, 2, 5, 1000}) {
       const int blocks = (coarse_rows + block_rows - 1) / block_rows;
       HostView2D<double> coarse_u("coarse_u", coarse_rows + 2, coarse_cols + 2),
           coarse_f("coarse_f", coarse_rows + 2, coarse_cols + 2);
       Kokkos::deep_copy(coarse_u, 7.0);  // the kernel zeroes the interior
       const Kokkos::View<double***, Kokkos::HostSpace> buffer("rows", blocks, 3, cols + 2);
-      Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks),
-                           RestrictResidualRows<double>{u, f, op, row_transfer, col_transfer, coarse_u, coarse_f,
-                                                        buffer, coarse_rows, coarse_cols, block_rows});
+      const RestrictResidualRows<double> by_rows{u,        f,      op,          row_transfer, col_transfer, coarse_u,
+                                                 coarse_f, buffer, coarse_rows, coarse_cols,  block_rows};
+      Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks), by_rows);
+      HostView2D<double> normed_rows_f("normed_rows_f", coarse_rows + 2, coarse_cols + 2);
+      RestrictResidualRows<double> by_rows_normed = by_rows;
+      by_rows_normed.coarse_f = normed_rows_f;
+      double rows_squares = 0;
+      Kokkos::parallel_reduce(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, WithNorm>(0, blocks),
+                              by_rows_normed, rows_squares);
+      EXPECT_NEAR(rows_squares, expected_squares, 1e-12 * expected_squares)
+          << rows << "x" << cols << " blocks of " << block_rows;
       for (int ci = 1; ci <= coarse_rows; ++ci)
         for (int cj = 1; cj <= coarse_cols; ++cj) {
           int fine_rows[3], fine_cols[3];
@@ -140,6 +166,7 @@ TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Re
           else
             EXPECT_NEAR(coarse_f(ci, cj), point_f(ci, cj), 1e-14) << where;
           EXPECT_NEAR(coarse_f(ci, cj), expected, 1e-14) << where;
+          EXPECT_EQ(normed_rows_f(ci, cj), coarse_f(ci, cj)) << where;
           EXPECT_EQ(coarse_u(ci, cj), 0.0) << where;
         }
       EXPECT_EQ(coarse_u(0, 0), 7.0);  // the ring untouched
