@@ -14,6 +14,7 @@
 #include "solvers/poisson/detail/multigrid_ranks.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "core/grid_range.hpp"
 #include "distributed/halo_exchange.hpp"
+#include "distributed/mpi_session.hpp"
 #include "distributed/rim_strips.hpp"
 #include "solvers/poisson/detail/multigrid_cycles.hpp"
 #include "solvers/poisson/detail/multigrid_hierarchy.hpp"
@@ -112,6 +114,15 @@ void put_whole(const std::vector<T>& global, const View2D<T>& whole) {
   using Unmanaged = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   Kokkos::deep_copy(whole, Unmanaged(global.data(), whole.extent(0), whole.extent(1)));
 }
+
+// The sum of a grid's squares at the points walked.
+template <class Sum>
+struct SumOfSquares {
+  View2D<const Sum> values;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, Sum& sum) const {
+    sum += values(i, j) * values(i, j);
+  }
+};
 
 // One split level: its decomposition, grids on this rank's block, exchanges.
 template <class T>
@@ -304,6 +315,20 @@ class RankHierarchy {
     }
   }
 
+  // restrict_residual, and the 2-norm of level l's residual over all ranks:
+  // the squares of the fine residuals formed for the restriction, summed in
+  // rank order (the same on every rank). A gathered level is whole on every
+  // rank. (run_checked_cycles)
+  double restrict_residual_and_norm(const ExecSpace& exec, std::size_t l) {
+    if (l >= gathered_) return whole_->restrict_residual_and_norm(exec, l - gathered_);
+    restrict_residual(exec, l);
+    const RankLevel<T>& fine = levels_[l];
+    Sum squares = 0;
+    reduce_rectangle<Sum>(exec, "poisson_mg_rank_residual_norm", block_of(*fine.grid),
+                          SumOfSquares<Sum>{fine.fine_residual}, squares);
+    return std::sqrt(distributed::ordered_sum(static_cast<double>(squares), fine.grid->comm()));
+  }
+
   void prolong_and_correct(const ExecSpace& exec, std::size_t l) {
     if (l >= gathered_) {
       whole_->prolong_and_correct(exec, l - gathered_);
@@ -438,15 +463,26 @@ void RankMultigrid<T>::solve(const View2D<T>& x, const View2D<T>& rhs, CheckSche
     RankHierarchy<T>& hierarchy;
     ~Unbind() { hierarchy.bind_finest(View2D<T>(), View2D<T>()); }
   } unbind{*k.hierarchy};
-  // Every cycle is checked, as on one rank.
-  for (std::int64_t done = 0;;) {
-    if (k.options.fmg && done == 0)
-      k.hierarchy->full_multigrid_cycle(exec);
-    else
-      k.hierarchy->cycle(exec);
-    ++done;
-    if (schedule.record(done, residual_norm())) break;
+  // Every cycle is checked, as on one rank (multigrid.cpp): on the finest
+  // restriction, the check that stops measured again by residual_norm().
+  if (k.hierarchy->depth() < 2) {
+    for (std::int64_t done = 0;;) {
+      if (k.options.fmg && done == 0)
+        k.hierarchy->full_multigrid_cycle(exec);
+      else
+        k.hierarchy->cycle(exec);
+      if (schedule.record(++done, residual_norm())) return;
+    }
   }
+  std::int64_t started = 0;
+  if (k.options.fmg) {
+    k.hierarchy->full_multigrid_cycle(exec);
+    started = 1;
+  }
+  run_checked_cycles(*k.hierarchy, exec, k.options.cycle, k.options, started, [&](std::int64_t done, double norm) {
+    if (schedule.would_stop(done, norm)) norm = residual_norm();
+    return schedule.record(done, norm);
+  });
 }
 
 template <class T>
