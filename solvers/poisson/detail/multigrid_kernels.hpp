@@ -24,12 +24,13 @@ struct Black {
 };
 
 // One Gauss-Seidel update of u(i, j) from its neighbours: every smoother
-// below relaxes a point this way, so all of them round alike.
+// below relaxes a point this way (RedBlackRowBlocks the same expression over
+// a row), so all of them round alike.
 template <class T>
 KOKKOS_INLINE_FUNCTION void relax_point(const View2D<T>& u, const View2D<const T>& f, const LevelOperator<T>& op,
                                         const int i, const int j) {
   const T around = op.cy * (u(i - 1, j) + u(i + 1, j)) + op.cx * (u(i, j - 1) + u(i, j + 1));
-  u(i, j) = (around - f(i, j)) / op.diagonal(i, j);
+  u(i, j) = (around - f(i, j)) * op.inverse_diagonal(i, j);
 }
 
 template <class T, class Colour>
@@ -66,10 +67,23 @@ struct RedBlackRowBlocks {
 
   // The points of row i of this parity (LevelOperator::parity), j = 1 to
   // the last column of u's interior (a rank's block: fewer than op.cols).
+  // relax_point's expression, the row's neighbours and its inverse diagonal
+  // (it changes in the level's last column only) taken once, so the loop
+  // runs without index arithmetic.
   KOKKOS_INLINE_FUNCTION void update_row(const int i, const int parity) const {
     const int first_column = 1 + ((i + op.row_shift + op.col_shift + 1 + parity) & 1);
     const int last_column = static_cast<int>(u.extent(1)) - 2;
-    for (int j = first_column; j <= last_column; j += 2) relax_point(u, f, op, i, j);
+    const int level_last_column = op.cols - op.col_shift;  // beyond a rank's block: none in the loop
+    const int inside_end = last_column < level_last_column ? last_column : level_last_column - 1;
+    T* here = &u(i, 0);
+    const T* __restrict above = &u(i - 1, 0);
+    const T* __restrict below = &u(i + 1, 0);
+    const T* __restrict rhs = &f(i, 0);
+    const T cy = op.cy, cx = op.cx, inverse = op.inverse_diagonal(i, first_column);
+    int j = first_column;
+    for (; j <= inside_end; j += 2)
+      here[j] = (cy * (above[j] + below[j]) + cx * (here[j - 1] + here[j + 1]) - rhs[j]) * inverse;
+    for (; j <= last_column; j += 2) relax_point(u, f, op, i, j);
   }
   KOKKOS_INLINE_FUNCTION int first_row(const int block) const { return 1 + block * block_rows; }
   KOKKOS_INLINE_FUNCTION int end_row(const int block) const {

@@ -56,11 +56,26 @@ struct LevelOperator {
   int rows, cols;                    // the level's interior
   int row_shift = 0, col_shift = 0;  // level index = local index + shift
 
+  // 1 / diagonal(i, j), rounded once from it: [0] inside, [1] on the last
+  // row, [2] in the last column, [3] at the last point (set_inverses).
+  T inverse[4];
+
   KOKKOS_INLINE_FUNCTION T diagonal(const int i, const int j) const {
     T d = centre;
     if (i + row_shift == rows) d += row_end;
     if (j + col_shift == cols) d += col_end;
     return d;
+  }
+  // Gauss-Seidel multiplies by it: a division per point cost about half of a
+  // host red-black sweep (and is a long instruction sequence in FP64 on GPUs).
+  KOKKOS_INLINE_FUNCTION T inverse_diagonal(const int i, const int j) const {
+    return inverse[(i + row_shift == rows ? 1 : 0) + (j + col_shift == cols ? 2 : 0)];
+  }
+  void set_inverses() {
+    inverse[0] = T(1) / centre;
+    inverse[1] = T(1) / (centre + row_end);
+    inverse[2] = T(1) / (centre + col_end);
+    inverse[3] = T(1) / (centre + row_end + col_end);
   }
   // Red-black colour of local point (i, j): the parity of its level indices.
   KOKKOS_INLINE_FUNCTION int parity(const int i, const int j) const { return (i + j + row_shift + col_shift) & 1; }
@@ -84,6 +99,7 @@ LevelOperator<T> level_operator(const Axis& row_axis, const Axis& col_axis) {
   op.col_end = static_cast<T>(col_axis.coupling * (1 / col_axis.end_distance - 1));
   op.rows = row_axis.points;
   op.cols = col_axis.points;
+  op.set_inverses();
   return op;
 }
 
