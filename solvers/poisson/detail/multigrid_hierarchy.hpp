@@ -233,8 +233,8 @@ class Hierarchy {
     const std::size_t columns = static_cast<std::size_t>(fine.op.cols) + 2;
     if (residual_rows_.extent(0) < std::size_t(blocks) || residual_rows_.extent(2) < columns)
       residual_rows_ = decltype(residual_rows_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "poisson_mg_rows"),
-                                                std::max<std::size_t>(blocks, residual_rows_.extent(0)), Kernel::slots,
-                                                std::max(columns, residual_rows_.extent(2)));
+                                                std::max<std::size_t>(blocks, residual_rows_.extent(0)),
+                                                Kernel::buffer_rows, std::max(columns, residual_rows_.extent(2)));
     const Kernel kernel{fine.u,   fine.f,         fine.op,     fine.row_transfer, fine.col_transfer, coarse.u,
                         coarse.f, residual_rows_, coarse_rows, coarse.op.cols,    block_rows};
     if (squares)

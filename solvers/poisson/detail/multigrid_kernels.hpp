@@ -256,11 +256,12 @@ struct RestrictResidualRows {
   using Sum = typename Accumulator<T>::type;
   using value_type = Sum;  // the WithNorm reduction's
   static constexpr int slots = Transfer<T>::most_gathers;
-  HostView2D<const T> u, f;  // fine
-  LevelOperator<T> op;       // fine
+  static constexpr int buffer_rows = 2 * slots;  // the formed fine rows, then each restricted along
+  HostView2D<const T> u, f;                      // fine
+  LevelOperator<T> op;                           // fine
   Transfer<T> row_transfer, col_transfer;
   HostView2D<T> coarse_u, coarse_f;
-  Kokkos::View<Sum***, Kokkos::HostSpace> rows;  // [block][slot][fine column]
+  Kokkos::View<Sum***, Kokkos::HostSpace> rows;  // [block][buffer row][fine column]
   int coarse_rows, coarse_cols, block_rows;
 
   // LevelOperator::apply's expression, its diagonal taken once for the row
@@ -302,28 +303,65 @@ struct RestrictResidualRows {
       int fine_rows[slots];
       T row_weight[slots];
       const int n_rows = row_transfer.gathers(ci, fine_rows, row_weight);
+      const Sum* gathered[slots];
       for (int a = 0; a < n_rows; ++a) {
         const int slot = fine_rows[a] % slots;
         if (held[slot] != fine_rows[a]) {
           form_residual_row(block, slot, fine_rows[a]);
+          restrict_along_row(block, slot);
           held[slot] = fine_rows[a];
         }
         if (owned_squares && row_transfer.owns(ci, a)) *owned_squares += row_squares(block, slot);
+        gathered[a] = &rows(block, slots + slot, 0);
       }
-      for (int cj = 1; cj <= coarse_cols; ++cj) {
-        int cols[slots];
-        T col_weight[slots];
-        const int n_cols = col_transfer.gathers(cj, cols, col_weight);
-        Sum sum = 0;
-        for (int a = 0; a < n_rows; ++a) {
-          const int slot = fine_rows[a] % slots;
-          Sum row_sum = 0;
-          for (int b = 0; b < n_cols; ++b) row_sum += Sum(col_weight[b]) * rows(block, slot, cols[b]);
-          sum += Sum(row_weight[a]) * row_sum;
+      T* coarse_row = &coarse_f(ci, 0);
+      T* correction = &coarse_u(ci, 0);
+      if (n_rows == 1) {
+        const Sum w = row_weight[0];
+        for (int cj = 1; cj <= coarse_cols; ++cj) {
+          Sum sum = 0;
+          sum += w * gathered[0][cj];
+          coarse_row[cj] = static_cast<T>(sum);
+          correction[cj] = T(0);
         }
-        coarse_f(ci, cj) = static_cast<T>(sum);
-        coarse_u(ci, cj) = T(0);
+      } else if (n_rows == 2) {
+        const Sum w0 = row_weight[0], w1 = row_weight[1];
+        for (int cj = 1; cj <= coarse_cols; ++cj) {
+          Sum sum = 0;
+          sum += w0 * gathered[0][cj];
+          sum += w1 * gathered[1][cj];
+          coarse_row[cj] = static_cast<T>(sum);
+          correction[cj] = T(0);
+        }
+      } else {
+        const Sum w0 = row_weight[0], w1 = row_weight[1], w2 = row_weight[2];
+        for (int cj = 1; cj <= coarse_cols; ++cj) {
+          Sum sum = 0;
+          sum += w0 * gathered[0][cj];
+          sum += w1 * gathered[1][cj];
+          sum += w2 * gathered[2][cj];
+          coarse_row[cj] = static_cast<T>(sum);
+          correction[cj] = T(0);
+        }
       }
+    }
+  }
+
+  // The formed fine row in `slot` restricted along the columns, each coarse
+  // column's weighted sum (RestrictResidual's row_sum, in its order) into
+  // row slots + slot: the fine rows a coarse row gathers are then weighted in
+  // a loop that vectorises, and a fine row shared by two coarse rows is
+  // summed along once.
+  void restrict_along_row(const int block, const int slot) const {
+    const Sum* residual = &rows(block, slot, 0);
+    Sum* along = &rows(block, slots + slot, 0);
+    for (int cj = 1; cj <= coarse_cols; ++cj) {
+      int cols[slots];
+      T col_weight[slots];
+      const int n_cols = col_transfer.gathers(cj, cols, col_weight);
+      Sum row_sum = 0;
+      for (int b = 0; b < n_cols; ++b) row_sum += Sum(col_weight[b]) * residual[cols[b]];
+      along[cj] = row_sum;
     }
   }
 };

@@ -135,7 +135,8 @@ TEST(PoissonMultigridKernels, RestrictionByRowsEqualsThePointKernelAndAFloat64Re
       HostView2D<double> coarse_u("coarse_u", coarse_rows + 2, coarse_cols + 2),
           coarse_f("coarse_f", coarse_rows + 2, coarse_cols + 2);
       Kokkos::deep_copy(coarse_u, 7.0);  // the kernel zeroes the interior
-      const Kokkos::View<double***, Kokkos::HostSpace> buffer("rows", blocks, 3, cols + 2);
+      const Kokkos::View<double***, Kokkos::HostSpace> buffer("rows", blocks, RestrictResidualRows<double>::buffer_rows,
+                                                              cols + 2);
       const RestrictResidualRows<double> by_rows{u,        f,      op,          row_transfer, col_transfer, coarse_u,
                                                  coarse_f, buffer, coarse_rows, coarse_cols,  block_rows};
       Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks), by_rows);
