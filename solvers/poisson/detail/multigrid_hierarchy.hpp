@@ -103,12 +103,17 @@ class Hierarchy {
     kernel.steps = tail_steps(shape);
     kernel.coarsest_sweeps = coarsest_sweeps_;
     using Policy = typename TailCycle<T>::Policy;
-    const int most = Policy(exec, 1, Kokkos::AUTO).team_size_max(kernel, Kokkos::ParallelForTag());
     // Light weight: the kernel (its levels, ~1.5 KB) goes as a launch
     // argument, not through constant memory, whose launches wait on the host
     // for the previous one (W and F cycles launch the tail several times).
-    const auto policy = Kokkos::Experimental::require(Policy(exec, 1, std::min(tail_team_size, most)),
-                                                      Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    // The largest team is asked of that launch's own kernel (another policy
+    // type, another instantiation, its own register count).
+    const auto light = [&](const auto& team_size) {
+      return Kokkos::Experimental::require(Policy(exec, 1, team_size),
+                                           Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+    };
+    const int most = light(Kokkos::AUTO).team_size_max(kernel, Kokkos::ParallelForTag());
+    const auto policy = light(std::min(tail_team_size, most));
     Kokkos::parallel_for("poisson_mg_tail", policy, kernel);
     return true;
   }

@@ -56,9 +56,10 @@ struct LevelOperator {
   int rows, cols;                    // the level's interior
   int row_shift = 0, col_shift = 0;  // level index = local index + shift
 
-  // 1 / diagonal(i, j), rounded once from it: [0] inside, [1] on the last
-  // row, [2] in the last column, [3] at the last point (set_inverses).
-  T inverse[4];
+  // 1 / diagonal(i, j), rounded once from it (set_inverses): inside, on the
+  // last row, in the last column, at the last point. Scalars, not an array:
+  // an indexed array went to local memory in the GPUs' one-team tail kernel.
+  T inverse_inside, inverse_last_row, inverse_last_col, inverse_last_point;
 
   KOKKOS_INLINE_FUNCTION T diagonal(const int i, const int j) const {
     T d = centre;
@@ -69,13 +70,15 @@ struct LevelOperator {
   // Gauss-Seidel multiplies by it: a division per point cost about half of a
   // host red-black sweep (and is a long instruction sequence in FP64 on GPUs).
   KOKKOS_INLINE_FUNCTION T inverse_diagonal(const int i, const int j) const {
-    return inverse[(i + row_shift == rows ? 1 : 0) + (j + col_shift == cols ? 2 : 0)];
+    const bool last_row = i + row_shift == rows, last_col = j + col_shift == cols;
+    return last_row ? (last_col ? inverse_last_point : inverse_last_row)
+                    : (last_col ? inverse_last_col : inverse_inside);
   }
   void set_inverses() {
-    inverse[0] = T(1) / centre;
-    inverse[1] = T(1) / (centre + row_end);
-    inverse[2] = T(1) / (centre + col_end);
-    inverse[3] = T(1) / (centre + row_end + col_end);
+    inverse_inside = T(1) / centre;
+    inverse_last_row = T(1) / (centre + row_end);
+    inverse_last_col = T(1) / (centre + col_end);
+    inverse_last_point = T(1) / (centre + row_end + col_end);
   }
   // Red-black colour of local point (i, j): the parity of its level indices.
   KOKKOS_INLINE_FUNCTION int parity(const int i, const int j) const { return (i + j + row_shift + col_shift) & 1; }
