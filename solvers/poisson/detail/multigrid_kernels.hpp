@@ -301,7 +301,7 @@ struct RestrictResidualRows {
     const int end = begin + block_rows < coarse_rows + 1 ? begin + block_rows : coarse_rows + 1;
     for (int ci = begin; ci < end; ++ci) {
       int fine_rows[slots];
-      T row_weight[slots];
+      T row_weight[slots] = {};  // gathers sets n_rows of them
       const int n_rows = row_transfer.gathers(ci, fine_rows, row_weight);
       const Sum* gathered[slots];
       for (int a = 0; a < n_rows; ++a) {
