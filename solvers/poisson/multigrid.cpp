@@ -93,30 +93,10 @@ void run_multigrid(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& r
       MultigridWorkspace<T>::key_of(x, mg), [&] { return MultigridWorkspace<T>{Hierarchy<T>(exec, x, rhs, mg)}; });
   Hierarchy<T>& hierarchy = workspace->hierarchy;
   const FinestBinding<T> binding(hierarchy, x, rhs);
-  // Every cycle is checked, whatever check_every says: the check rides on
-  // the finest restriction (run_checked_cycles), or costs a fraction of one
-  // sweep against a cycle's several sweeps on every level.
-  if (hierarchy.depth() < 2) {  // a grid small enough to be its own coarsest level
-    for (std::int64_t done = 0;;) {
-      if (mg.fmg && done == 0)
-        hierarchy.full_multigrid_cycle(exec, mg.cycle);
-      else
-        hierarchy.cycle(exec, 0, mg.cycle);
-      if (schedule.record(++done, residual_norm(exec, x, rhs))) return;
-    }
-  }
-  std::int64_t started = 0;
-  if (mg.fmg) {
-    hierarchy.full_multigrid_cycle(exec, mg.cycle);
-    started = 1;
-  }
-  // The check that ends the solve is measured again by residual_norm, as the
-  // solve's final re-check measures it: near the rounding floor the
-  // restriction's sums (another association) differ from it by a few percent.
-  run_checked_cycles(hierarchy, exec, mg.cycle, mg, started, [&](std::int64_t done, double norm) {
-    if (schedule.would_stop(done, norm)) norm = residual_norm(exec, x, rhs);
-    return schedule.record(done, norm);
-  });
+  // Every cycle is checked, whatever check_every says (run_solve_cycles: on
+  // the finest restriction, or at a fraction of one sweep against a cycle's
+  // several sweeps on every level).
+  run_solve_cycles(hierarchy, exec, mg, schedule, [&] { return residual_norm(exec, x, rhs); });
 }
 
 template void run_multigrid<float>(const ExecSpace&, const View2D<float>&, const View2D<float>&, const SolverOptions&,

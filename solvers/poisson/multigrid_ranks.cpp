@@ -204,7 +204,6 @@ class RankHierarchy {
   }
 
   void cycle(const ExecSpace& exec) { run_cycle(*this, exec, 0, options_.cycle, options_); }
-  void full_multigrid_cycle(const ExecSpace& exec) { run_full_multigrid_cycle(*this, exec, options_.cycle, options_); }
 
   distributed::HaloStatistics statistics() const {
     distributed::HaloStatistics total;
@@ -318,7 +317,7 @@ class RankHierarchy {
   // restrict_residual, and the 2-norm of level l's residual over all ranks:
   // the squares of the fine residuals formed for the restriction, summed in
   // rank order (the same on every rank). A gathered level is whole on every
-  // rank. (run_checked_cycles)
+  // rank. (run_solve_cycles)
   double restrict_residual_and_norm(const ExecSpace& exec, std::size_t l) {
     if (l >= gathered_) return whole_->restrict_residual_and_norm(exec, l - gathered_);
     restrict_residual(exec, l);
@@ -463,26 +462,8 @@ void RankMultigrid<T>::solve(const View2D<T>& x, const View2D<T>& rhs, CheckSche
     RankHierarchy<T>& hierarchy;
     ~Unbind() { hierarchy.bind_finest(View2D<T>(), View2D<T>()); }
   } unbind{*k.hierarchy};
-  // Every cycle is checked, as on one rank (multigrid.cpp): on the finest
-  // restriction, the check that stops measured again by residual_norm().
-  if (k.hierarchy->depth() < 2) {
-    for (std::int64_t done = 0;;) {
-      if (k.options.fmg && done == 0)
-        k.hierarchy->full_multigrid_cycle(exec);
-      else
-        k.hierarchy->cycle(exec);
-      if (schedule.record(++done, residual_norm())) return;
-    }
-  }
-  std::int64_t started = 0;
-  if (k.options.fmg) {
-    k.hierarchy->full_multigrid_cycle(exec);
-    started = 1;
-  }
-  run_checked_cycles(*k.hierarchy, exec, k.options.cycle, k.options, started, [&](std::int64_t done, double norm) {
-    if (schedule.would_stop(done, norm)) norm = residual_norm();
-    return schedule.record(done, norm);
-  });
+  // Every cycle is checked, as on one rank (run_solve_cycles).
+  run_solve_cycles(*k.hierarchy, exec, k.options, schedule, residual_norm);
 }
 
 template <class T>

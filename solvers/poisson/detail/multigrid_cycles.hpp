@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/grid_range.hpp"
+#include "solvers/poisson/detail/check_schedule.hpp"
 #include "solvers/poisson/detail/multigrid_kernels.hpp"
 #include "solvers/poisson/options.hpp"
 
@@ -16,6 +17,9 @@ namespace portasolve::poisson::detail::multigrid {
 template <class Hierarchy>
 void run_coarser_cycles(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t l, MultigridCycle shape,
                         const MultigridOptions& options);
+template <class Hierarchy>
+void run_full_multigrid_cycle(Hierarchy& hierarchy, const ExecSpace& exec, MultigridCycle shape,
+                              const MultigridOptions& options);
 
 // One cycle of `shape` from level l down. Hierarchy provides depth(),
 // smooth(exec, l, sweeps, post), restrict_residual(exec, l) (which zeroes
@@ -58,22 +62,45 @@ void run_coarser_cycles(Hierarchy& hierarchy, const ExecSpace& exec, std::size_t
   }
 }
 
-// A solve's cycles from level 0 with the residual check riding on level 0's
-// restriction (restrict_residual_and_norm): the check needs no pass over the
-// grid of its own (on hosts a fifth of a V(1,1) cycle). Each cycle is cut
-// after its restriction: a coarse correction, post-smoothing, the next
-// cycle's pre-smoothing, its restriction with the norm, the check. So check
-// k follows k coarse corrections, and where it stops the solve, x is the
+// A solve's cycles from level 0 until `schedule` stops, every cycle
+// checked, the check riding on level 0's restriction
+// (restrict_residual_and_norm): it needs no pass over the grid of its own
+// (on hosts a fifth of a V(1,1) cycle). Each cycle is cut after its
+// restriction: a coarse correction, post-smoothing, the next cycle's
+// pre-smoothing, its restriction with the norm, the check. So check k
+// follows k coarse corrections, and where it stops the solve, x is the
 // pre-smoothed iterate whose residual it measured (the same cycles as
-// before, plus one pre-smoothing). `started`: cycles already run (a full
-// multigrid start). check(done, norm) returns true to stop. Needs depth() >= 2.
-template <class Hierarchy, class Check>
-void run_checked_cycles(Hierarchy& hierarchy, const ExecSpace& exec, MultigridCycle shape,
-                        const MultigridOptions& options, std::int64_t started, const Check& check) {
+// before, plus one pre-smoothing). The check that stops is measured again by
+// residual_norm(), as the solve's final re-check measures it: near the
+// rounding floor the restriction's sums (another association) differ from
+// it by a few percent. A grid that is its own coarsest level runs whole
+// cycles, each checked by residual_norm(). options.fmg: a full multigrid
+// start as the first cycle.
+template <class Hierarchy, class ResidualNorm>
+void run_solve_cycles(Hierarchy& hierarchy, const ExecSpace& exec, const MultigridOptions& options,
+                      CheckSchedule& schedule, const ResidualNorm& residual_norm) {
+  const MultigridCycle shape = options.cycle;
+  if (hierarchy.depth() < 2) {
+    for (std::int64_t done = 0;;) {
+      if (options.fmg && done == 0)
+        run_full_multigrid_cycle(hierarchy, exec, shape, options);
+      else
+        run_cycle(hierarchy, exec, 0, shape, options);
+      if (schedule.record(++done, residual_norm())) return;
+    }
+  }
+  std::int64_t done = 0;
+  if (options.fmg) {
+    run_full_multigrid_cycle(hierarchy, exec, shape, options);
+    done = 1;
+  }
   hierarchy.smooth(exec, 0, options.pre_sweeps, /*post=*/false);
-  for (std::int64_t done = started;; ++done) {
-    const double norm = hierarchy.restrict_residual_and_norm(exec, 0);
-    if (done > 0 && check(done, norm)) return;
+  for (;; ++done) {
+    double norm = hierarchy.restrict_residual_and_norm(exec, 0);
+    if (done > 0) {
+      if (schedule.would_stop(done, norm)) norm = residual_norm();
+      if (schedule.record(done, norm)) return;
+    }
     run_coarser_cycles(hierarchy, exec, 0, shape, options);
     hierarchy.prolong_and_correct(exec, 0);
     hierarchy.smooth(exec, 0, options.post_sweeps, /*post=*/true);

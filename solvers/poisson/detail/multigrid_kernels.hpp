@@ -204,7 +204,7 @@ KOKKOS_INLINE_FUNCTION Sum restricted(const Tr& row_transfer, const Tr& col_tran
 }
 
 // Tag: a restriction that also sums the squares of the fine residuals it
-// forms (each once), for the solve's residual check (run_checked_cycles).
+// forms (each once), for the solve's residual check (run_solve_cycles).
 struct WithNorm {};
 
 template <class T, class Op = LevelOperator<T>, class Tr = Transfer<T>>
