@@ -152,6 +152,46 @@ CrsMatrix<T> assemble(const ExecSpace& exec, std::int64_t rows, std::int64_t col
 // fallen below half of it: rounding has taken over the recurrence.
 bool drifted(double true_norm, double recursive_rr) { return true_norm > 2 * std::sqrt(recursive_rr); }
 
+// The host side of a CG loop whose scalars stay on the device (cg_fused and
+// the preconditioned loop): restart(0), then steps(first, count,
+// restart_step) up to each check, where the scalars are read once, the true
+// residual is measured, CG restarts from it (restart(step)) if the recursive
+// r drifted, and a breakdown (p q <= 0 in pq_slot) stops the solve.
+// rr_slot(done): the slot holding r r after `done` steps.
+template <class T, class Scalars, class RrSlot, class Steps, class Restart>
+void run_device_scalar_loop(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rhs, const Scalars& scalars,
+                            int pq_slot, const RrSlot& rr_slot, const Steps& steps, const Restart& restart,
+                            CheckSchedule& schedule) {
+  const auto host_scalars = Kokkos::create_mirror_view(scalars);
+  // The scalars on the host, once exec has written them (the copy is
+  // asynchronous on GPUs).
+  const auto read_scalars = [&] {
+    Kokkos::deep_copy(exec, host_scalars, scalars);
+    exec.fence();
+  };
+  restart(0);
+  std::int64_t restart_step = 0;
+  std::int64_t done = 0;
+  for (bool stop = false; !stop;) {
+    const std::int64_t check = schedule.next_check(done);
+    steps(done, check - done, restart_step);
+    done = check;
+    read_scalars();
+    double norm = residual_norm(exec, x, rhs);
+    if (drifted(norm, static_cast<double>(host_scalars(rr_slot(done))))) {
+      restart(done);
+      restart_step = done;
+      read_scalars();
+      norm = std::sqrt(static_cast<double>(host_scalars(rr_slot(done))));
+    }
+    if (!(host_scalars(pq_slot) > 0) && done > 0) {  // r = 0 exactly, or rounding broke A's positivity
+      schedule.stop(done, norm, "breakdown");
+      return;
+    }
+    stop = schedule.record(done, norm);
+  }
+}
+
 // Runs cg_fused's steps [first, first + steps), restarting (beta = 0) at
 // step `restart`; the scalars stay on the device.
 using StepRunner = std::function<void(std::int64_t first, std::int64_t steps, std::int64_t restart)>;
@@ -258,7 +298,6 @@ void run_preconditioned_on_device(const ExecSpace& exec, const View2D<T>& x, con
   if (!workspace.device_scalars.is_allocated())
     workspace.device_scalars = zeroed_on<typename Kernel::Scalars>(exec, "poisson_pcg_scalars");
   const typename Kernel::Scalars scalars = workspace.device_scalars;
-  const auto host_scalars = Kokkos::create_mirror_view(scalars);
   const auto slot = [&](int k) { return Kokkos::subview(scalars, k); };
   MultigridPreconditioner<T>* multigrid = workspace.multigrid.get();
   // z = M^-1 r. Only the interior of z, p and q is ever written here: their
@@ -270,46 +309,27 @@ void run_preconditioned_on_device(const ExecSpace& exec, const View2D<T>& x, con
       for_interior(exec, "poisson_cg_jacobi", rows, cols, JacobiPreconditioner<T>{r, z});
   };
   // (Re)start at `step` from the true residual: r, its r r, z and r z.
-  const auto start = [&](std::int64_t step) {
+  const auto restart = [&](std::int64_t step) {
     reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
                          slot(Kernel::rr_slot));
     precondition();
     reduce_interior<Sum, typename Kernel::Rz>(exec, "poisson_pcg_rz", rows, cols,
                                               Kernel{x, r, z, p, q, scalars, step, step}, slot(step & 1));
   };
-  // The scalars on the host, once exec has written them (the copy is
-  // asynchronous on GPUs).
-  const auto read_scalars = [&] {
-    Kokkos::deep_copy(exec, host_scalars, scalars);
-    exec.fence();
-  };
-  start(0);
-  std::int64_t restart_step = 0;
-  std::int64_t done = 0;
-  for (bool stop = false; !stop;) {
-    for (const std::int64_t check = schedule.next_check(done); done < check; ++done) {
-      const Kernel kernel{x, r, z, p, q, scalars, done, restart_step};
+  const auto steps = [&](std::int64_t first, std::int64_t count, std::int64_t restart_step) {
+    for (std::int64_t step = first; step < first + count; ++step) {
+      const Kernel kernel{x, r, z, p, q, scalars, step, restart_step};
       reduce_interior<Sum, typename Kernel::Direction>(exec, "poisson_pcg_direction", rows, cols, kernel,
                                                        slot(Kernel::pq_slot));
       reduce_interior<Sum, typename Kernel::Update>(exec, "poisson_pcg_update", rows, cols, kernel,
                                                     slot(Kernel::rr_slot));
       precondition();
-      reduce_interior<Sum, typename Kernel::Rz>(exec, "poisson_pcg_rz", rows, cols, kernel, slot((done + 1) & 1));
+      reduce_interior<Sum, typename Kernel::Rz>(exec, "poisson_pcg_rz", rows, cols, kernel, slot((step + 1) & 1));
     }
-    read_scalars();
-    double norm = residual_norm(exec, x, rhs);
-    if (drifted(norm, static_cast<double>(host_scalars(Kernel::rr_slot)))) {
-      start(done);
-      restart_step = done;
-      read_scalars();
-      norm = std::sqrt(static_cast<double>(host_scalars(Kernel::rr_slot)));
-    }
-    if (!(host_scalars(Kernel::pq_slot) > 0) && done > 0) {  // r = 0 exactly, or rounding broke A's positivity
-      schedule.stop(done, norm, "breakdown");
-      return;
-    }
-    stop = schedule.record(done, norm);
-  }
+  };
+  run_device_scalar_loop(
+      exec, x, rhs, scalars, Kernel::pq_slot, [](std::int64_t) { return int(Kernel::rr_slot); }, steps, restart,
+      schedule);
 }
 
 }  // namespace
@@ -406,43 +426,17 @@ void run_cg_fused(const ExecSpace& exec, const View2D<T>& x, const View2D<T>& rh
   View2D<T> r = zero_grid<T>(exec, "poisson_cg_r", rows, cols), p = zero_grid<T>(exec, "poisson_cg_p", rows, cols),
             q = zero_grid<T>(exec, "poisson_cg_q", rows, cols);
   const auto scalars = zeroed_on<typename Kernel::Scalars>(exec, "poisson_cg_scalars");
-  const auto host_scalars = Kokkos::create_mirror_view(scalars);
   const auto replace_residual = [&](std::int64_t step) {
     reduce_interior<Sum>(exec, "poisson_cg_true_residual", rows, cols, TrueResidual<T, Sum>{x, rhs, r},
                          Kokkos::subview(scalars, step & 1));
   };
-  // The scalars on the host, once exec has written them (the copy is
-  // asynchronous on GPUs).
-  const auto read_scalars = [&] {
-    Kokkos::deep_copy(exec, host_scalars, scalars);
-    exec.fence();
-  };
-  replace_residual(0);
-  std::int64_t restart_step = 0;
-
   const StepRunner run_steps = chosen_cg_kernel(options) == CgKernel::resident
                                    ? resident_steps<T, Sum>(exec, x, r, p, q, scalars)
                                    : launched_steps<T, Sum>(exec, x, r, p, q, scalars);
-
-  std::int64_t done = 0;
-  for (bool stop = false; !stop;) {
-    const std::int64_t check = schedule.next_check(done);
-    run_steps(done, check - done, restart_step);
-    done = check;
-    read_scalars();
-    double norm = residual_norm(exec, x, rhs);
-    if (drifted(norm, static_cast<double>(host_scalars(done & 1)))) {
-      replace_residual(done);
-      restart_step = done;
-      read_scalars();
-      norm = std::sqrt(static_cast<double>(host_scalars(done & 1)));
-    }
-    if (!(host_scalars(Kernel::pq_slot) > 0) && done > 0) {
-      schedule.stop(done, norm, "breakdown");
-      return;
-    }
-    stop = schedule.record(done, norm);
-  }
+  // r r alternates between two slots by step parity.
+  run_device_scalar_loop(
+      exec, x, rhs, scalars, Kernel::pq_slot, [](std::int64_t done) { return int(done & 1); }, run_steps,
+      replace_residual, schedule);
 }
 
 #define PORTASOLVE_POISSON_CG(T)                                                                                       \
