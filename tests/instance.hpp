@@ -16,63 +16,30 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "core/exec_instance.hpp"
 #include "core/kokkos_compat.hpp"
 #include "core/spaces.hpp"
 
 namespace portasolve::instance_tests {
 
-class OwnInstance {
- public:
-  OwnInstance() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    static_assert(std::is_same<ExecSpace, Kokkos::Cuda>::value, "CUDA builds run on Kokkos::Cuda");
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    exec_.emplace(stream_);
-#elif defined(KOKKOS_ENABLE_HIP)
-    check(hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking), "hipStreamCreateWithFlags");
-    exec_.emplace(stream_);
-#else
-    exec_.emplace();
-#endif
-  }
-  ~OwnInstance() {
-    exec_->fence();
-    exec_.reset();  // Kokkos' instance goes before the stream it does not own
-#if defined(KOKKOS_ENABLE_CUDA)
-    cudaStreamDestroy(stream_);
-#elif defined(KOKKOS_ENABLE_HIP)
-    static_cast<void>(hipStreamDestroy(stream_));
-#endif
-  }
-  OwnInstance(const OwnInstance&) = delete;
-  OwnInstance& operator=(const OwnInstance&) = delete;
-
-  const ExecSpace& exec() const { return *exec_; }
+// The instance the tests run on (core/exec_instance.hpp: a non-blocking
+// stream on GPUs, ExecSpace() on hosts).
+using OwnInstance = portasolve::OwnedInstance;
 
 #if defined(KOKKOS_ENABLE_CUDA)
-  static void check(cudaError_t status, const char* call) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
-  }
+inline void check(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
+}
 #elif defined(KOKKOS_ENABLE_HIP)
-  static void check(hipError_t status, const char* call) {
-    if (status != hipSuccess) throw std::runtime_error(std::string(call) + ": " + hipGetErrorString(status));
-  }
+inline void check(hipError_t status, const char* call) {
+  if (status != hipSuccess) throw std::runtime_error(std::string(call) + ": " + hipGetErrorString(status));
+}
 #endif
-
- private:
-#if defined(KOKKOS_ENABLE_CUDA)
-  cudaStream_t stream_ = nullptr;
-#elif defined(KOKKOS_ENABLE_HIP)
-  hipStream_t stream_ = nullptr;
-#endif
-  std::optional<ExecSpace> exec_;
-};
 
 // A host copy of a device View, copied on exec after the work queued there
 // and waited for by fencing exec only (no global fence).
@@ -94,11 +61,9 @@ std::vector<typename View::non_const_value_type> read_now(const View& view) {
   using Value = typename View::non_const_value_type;
   std::vector<Value> values(view.span());
 #if defined(KOKKOS_ENABLE_CUDA)
-  OwnInstance::check(cudaMemcpy(values.data(), view.data(), values.size() * sizeof(Value), cudaMemcpyDeviceToHost),
-                     "cudaMemcpy");
+  check(cudaMemcpy(values.data(), view.data(), values.size() * sizeof(Value), cudaMemcpyDeviceToHost), "cudaMemcpy");
 #elif defined(KOKKOS_ENABLE_HIP)
-  OwnInstance::check(hipMemcpy(values.data(), view.data(), values.size() * sizeof(Value), hipMemcpyDeviceToHost),
-                     "hipMemcpy");
+  check(hipMemcpy(values.data(), view.data(), values.size() * sizeof(Value), hipMemcpyDeviceToHost), "hipMemcpy");
 #else
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   Kokkos::deep_copy(Kokkos::View<Value*, HostSpace, Unmanaged>(values.data(), values.size()),

@@ -1,0 +1,55 @@
+#pragma once
+// An execution space instance of one's own (a stream on GPUs), and the time
+// work queued on an instance takes, read without fencing any other instance:
+// what lets a pipeline upload one batch while the one before computes.
+#include <Kokkos_Core.hpp>
+#include <memory>
+
+#include "core/spaces.hpp"
+
+namespace portasolve {
+
+// CUDA and HIP: a Kokkos instance on a new non-blocking stream, which neither
+// waits for the default (legacy) stream nor makes it wait, so its work runs
+// beside the default instance's. Host backends: ExecSpace(), the one instance
+// Kokkos 3.4 has of OpenMP or Serial (every kernel finishes before it returns).
+// The destructor fences the instance, then frees the stream.
+class OwnedInstance {
+ public:
+  OwnedInstance();
+  ~OwnedInstance();
+  OwnedInstance(const OwnedInstance&) = delete;
+  OwnedInstance& operator=(const OwnedInstance&) = delete;
+
+  const ExecSpace& exec() const noexcept { return *exec_; }
+
+ private:
+  struct Stream;  // the backend's stream handle, none on hosts
+  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<ExecSpace> exec_;
+};
+
+// The device time between start() and stop(), both queued on exec after the
+// work already there (events on GPUs), read by seconds() once exec has run
+// them (seconds() waits for stop's event only, no fence of anything else).
+// Host backends run each kernel to its end before returning, so the interval
+// is the host's clock between the two calls.
+class ExecInterval {
+ public:
+  ExecInterval();
+  ~ExecInterval();
+  ExecInterval(const ExecInterval&) = delete;
+  ExecInterval& operator=(const ExecInterval&) = delete;
+  ExecInterval(ExecInterval&&) noexcept;
+  ExecInterval& operator=(ExecInterval&&) noexcept;
+
+  void start(const ExecSpace& exec);
+  void stop(const ExecSpace& exec);
+  double seconds() const;
+
+ private:
+  struct Events;
+  std::unique_ptr<Events> events_;
+};
+
+}  // namespace portasolve
