@@ -147,14 +147,25 @@ struct HostPeaks {
 
 template <class T>
 PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t count) {
+  PeakWorkspace<T> workspace;
+  return find_peaks(exec, power, count, workspace);
+}
+
+template <class T>
+PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t count, PeakWorkspace<T>& workspace) {
   ProfilingRegion region("lombscargle/peaks");
   const auto series = static_cast<std::int64_t>(power.extent(0));
   const std::size_t columns = 1 + count;
+  if (workspace.index.extent(0) != power.extent(0) || workspace.index.extent(1) != columns) {
+    workspace = PeakWorkspace<T>();  // the old arrays before the new ones
+    workspace.index = Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "lombscargle_peak_index"), series, columns);
+    workspace.value = Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "lombscargle_peak_value"), series, columns);
+  }
   SelectPeaks<T> select{power,
-                        Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace>(
-                            Kokkos::view_alloc(Kokkos::WithoutInitializing, "lombscargle_peak_index"), series, columns),
-                        Kokkos::View<T**, Kokkos::LayoutRight, MemSpace>(
-                            Kokkos::view_alloc(Kokkos::WithoutInitializing, "lombscargle_peak_value"), series, columns),
+                        workspace.index,
+                        workspace.value,
                         static_cast<std::int64_t>(count),
                         -std::numeric_limits<T>::infinity(),
                         std::numeric_limits<T>::quiet_NaN(),
@@ -197,5 +208,7 @@ template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_
 template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t);
 template PeakTable find_peaks(const View2D<float>&, std::size_t);
 template PeakTable find_peaks(const View2D<double>&, std::size_t);
+template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_t, PeakWorkspace<float>&);
+template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t, PeakWorkspace<double>&);
 
 }  // namespace portasolve::lombscargle

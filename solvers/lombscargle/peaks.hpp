@@ -31,9 +31,23 @@ PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t 
 template <class T>
 PeakTable find_peaks(const View2D<T>& power, std::size_t count);
 
+// The device arrays find_peaks fills, kept by a caller that searches batches
+// of one shape again and again (a pipeline's chunks): made where their shape
+// changes only, since freeing device memory waits for the work of every
+// stream, which would hold up the instance computing the next batch.
+template <class T>
+struct PeakWorkspace {
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, MemSpace> index;  // series x (1 + count)
+  Kokkos::View<T**, Kokkos::LayoutRight, MemSpace> value;
+};
+template <class T>
+PeakTable find_peaks(const ExecSpace& exec, const View2D<T>& power, std::size_t count, PeakWorkspace<T>& workspace);
+
 extern template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_t);
 extern template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t);
 extern template PeakTable find_peaks(const View2D<float>&, std::size_t);
 extern template PeakTable find_peaks(const View2D<double>&, std::size_t);
+extern template PeakTable find_peaks(const ExecSpace&, const View2D<float>&, std::size_t, PeakWorkspace<float>&);
+extern template PeakTable find_peaks(const ExecSpace&, const View2D<double>&, std::size_t, PeakWorkspace<double>&);
 
 }  // namespace portasolve::lombscargle

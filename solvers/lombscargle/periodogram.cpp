@@ -447,9 +447,8 @@ void Periodogram<T>::update(const std::vector<Series>& batch, CheckedBatch) {
                      std::to_string(series_count_) + " (make a new Periodogram for another count)");
   state_->exec.fence();  // earlier work reads the arrays about to be replaced
   // The recurrence's steps depend on the times: built again by the next
-  // compute() that needs them (dropped first, so a failed upload leaves none).
-  state_->step_cos = StepTable<T>();
-  state_->step_sin = StepTable<T>();
+  // compute() that needs them (marked first, so a failed upload leaves none current).
+  state_->steps_current = false;
   // A NUFFT plan keeps its grids and FFT plan and sorts the new samples
   // (made again where a series' length changed).
   upload_series(batch);
@@ -478,16 +477,21 @@ void Periodogram<T>::compute(Algorithm algorithm) {
     run_nufft(exec, *state.nufft, state.data, options_);
     return;
   }
-  if (algorithm == Algorithm::recurrence && state.step_cos.extent(0) == 0) {
+  if (algorithm == Algorithm::recurrence && !state.steps_current) {
     constexpr int steps = recurrence_steps<T>();
     const auto samples = static_cast<std::int64_t>(state.data.t.extent(0));
-    state.step_cos =
-        StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_cos")), samples);
-    state.step_sin =
-        StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_sin")), samples);
+    if (state.step_cos.extent(0) != static_cast<std::size_t>(samples)) {
+      state.step_cos = StepTable<T>();  // the old arrays before the new ones
+      state.step_sin = StepTable<T>();
+      state.step_cos =
+          StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_cos")), samples);
+      state.step_sin =
+          StepTable<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("lombscargle_step_sin")), samples);
+    }
     Kokkos::parallel_for("lombscargle_step_table",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, samples * steps),
                          StepTableKernel<T, steps>{state.data.t, state.step_cos, state.step_sin, grid_.step});
+    state.steps_current = true;
   }
   const auto run = [&](auto weighted, auto fit_mean) {
     launch<T, decltype(weighted)::value, decltype(fit_mean)::value>(exec, algorithm, state.data, state.step_cos,

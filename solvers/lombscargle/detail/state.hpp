@@ -33,8 +33,12 @@ struct Periodogram<T>::State {
   ExecSpace exec;  // every upload, kernel and transform runs on it
   detail::DeviceData<T> data;
   // Depends only on the times and the grid step: built by the first
-  // recurrence launch, reused by every later one.
+  // recurrence launch, reused by every later one until update() brings new
+  // times (steps_current false: built again, into the same arrays where the
+  // sample count is the same, since freeing device memory waits for every
+  // stream's work).
   detail::StepTable<T> step_cos, step_sin;
+  bool steps_current = false;
   std::unique_ptr<detail::NufftPlan<T>> nufft;  // built by the first nufft launch
 };
 
