@@ -48,13 +48,20 @@ constexpr double mebibyte = 1048576.0;
 // (what pipeline.memory_mib bounds and the machine must hold), is the sum of
 // `chunk`, the chunk being computed (device and host), `overlap`, with more
 // than one chunk the next chunk read ahead and the one before still finishing
-// on a host thread (host), and `catalogue`, what is kept for every series
+// on a host thread (host) and, with two chunks in flight, the chunk before's
+// periodogram (device and host), and `catalogue`, what is kept for every series
 // until the end (the summary rows, the catalogue's per-series arrays; host).
 struct ChunkPlan {
   std::int64_t series = 0, per_rank = 0;
+  int in_flight = 1;  // chunks on the device at once (chunks_in_flight; 1 for a single chunk)
   MemoryNeed need, chunk, overlap, catalogue;
   std::int64_t chunks(std::int64_t series_count) const { return (series_count + series - 1) / series; }
 };
+
+// pipeline.in_flight resolved for a run over `ranks` ranks: 1 or 2 (see its
+// schema entry); ConfigError where 2 is asked for with what it cannot run
+// with.
+int chunks_in_flight(const config::Config& config, int ranks);
 
 // `check_bound` false: one series over pipeline.memory_mib gives chunks of one
 // series (for the machine's check to judge first) instead of a ConfigError;

@@ -35,11 +35,13 @@
 #include <cstdio>
 #include <future>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
 
 #include "app/hdf5.hpp"
+#include "core/exec_instance.hpp"
 #include "core/interrupt.hpp"
 #include "core/math.hpp"
 #include "core/timer.hpp"
@@ -307,71 +309,139 @@ void run_typed(RunContext& context) {
   };
   std::future<ChunkInput> next = std::async(std::launch::deferred, read_chunk, std::int64_t{0});
   std::future<void> finishing;  // the previous chunk's host side
-  // The last chunk's periodogram, updated with the next chunk's series where
-  // it holds as many: its power array and, for series of the same lengths,
-  // the NUFFT's grids and FFT plan are kept (a new plan per chunk cost more
-  // than the NUFFT's solve).
-  std::unique_ptr<ls::Periodogram<T>> kept;
-  for (std::int64_t c = 0; c < chunks; ++c) {
+  // Chunks in flight on the device (plan.in_flight): one, on the default
+  // instance; or two, alternating between two slots with a stream each, so
+  // chunk c's series are prepared and uploaded while chunk c - 1 computes,
+  // and c - 1's peaks are found while c computes. Each slot keeps its last
+  // periodogram, updated with its next chunk's series where it holds as
+  // many: its power array and, for series of the same lengths, the NUFFT's
+  // grids and FFT plan are kept (a new plan per chunk cost more than the
+  // NUFFT's solve).
+  struct Slot {
+    std::unique_ptr<OwnedInstance> instance;  // none: the default instance
+    ExecSpace exec;
+    std::unique_ptr<ls::Periodogram<T>> periodogram;
+    ls::PeakWorkspace<T> peaks;
+    std::vector<ExecInterval> computes;  // the timed computes of the chunk in flight, on the device's clock
+  };
+  const int in_flight = plan.in_flight;
+  std::vector<Slot> slots(static_cast<std::size_t>(in_flight));
+  if (in_flight > 1)
+    for (Slot& slot : slots) {
+      slot.instance = std::make_unique<OwnedInstance>();
+      slot.exec = slot.instance->exec();
+    }
+  // A chunk whose periodogram computes (or has computed) on its slot.
+  struct Launched {
+    ChunkInput chunk;
+    std::int64_t index = 0;
+    Slot* slot = nullptr;
+    bool computes = false;         // this rank has series and frequencies in it
+    bool on_device_clock = false;  // its computes timed by slot->computes, added to `solve` when done
+  };
+
+  // Read (waiting for what reading ahead has not done), check, upload and
+  // launch chunk c; with one chunk in flight, or for the first (its warm-ups
+  // and repeats), the computes are timed to their end here.
+  const auto launch_chunk = [&](std::int64_t c) {
     throw_if_interrupted();
     phase.reset();
-    ChunkInput chunk = next.get();
+    Launched launched;
+    launched.chunk = next.get();
+    launched.index = c;
+    launched.slot = &slots[static_cast<std::size_t>(c % in_flight)];
     // The next chunk is read while this one is computed.
     if (c + 1 < chunks) next = std::async(std::launch::async, read_chunk, (c + 1) * plan.series);
-    const std::vector<ls::Series>& mine = chunk.mine();
+    const std::vector<ls::Series>& mine = launched.chunk.mine();
     lap(phases.read_wait);
-    const ItemBlock global = chunk.global;
+    throw_first_bad_series(ranks, launched.chunk.failure);
+    Slot& slot = *launched.slot;
+    launched.computes = !mine.empty() && columns.count > 0;  // a rank may have no series, or no frequencies
+    if (!launched.computes) return launched;
+    try {
+      if (slot.periodogram && !by_frequency &&
+          slot.periodogram->series_count() == static_cast<std::int64_t>(mine.size())) {
+        slot.periodogram->update(mine, ls::checked_batch);
+      } else {
+        slot.periodogram.reset();  // its memory, before the new one's
+        slot.periodogram =
+            by_frequency
+                ? std::make_unique<ls::Periodogram<T>>(slot.exec, mine, range, range_options, ls::checked_batch)
+                : std::make_unique<ls::Periodogram<T>>(slot.exec, mine, grid, options, ls::checked_batch);
+      }
+    } catch (const OptionError& error) {
+      throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
+                             "floating_mean with form: classic; the generalized form's is fit_mean");
+    }
+    ls::Periodogram<T>& periodogram = *slot.periodogram;
+    algorithm = periodogram.algorithm();
+    slot.exec.fence();
+    lap(phases.setup);
+    if (in_flight > 1 && c > 0) {  // queued behind the upload on this slot's stream, timed there
+      slot.computes.resize(static_cast<std::size_t>(repeats));
+      each_repeat(RepeatCount{0, repeats}, [&](const Repeat& repeat) {
+        ExecInterval& interval = slot.computes[static_cast<std::size_t>(repeat.index)];
+        interval.start(slot.exec);
+        periodogram.compute();
+        interval.stop(slot.exec);
+        return 0.0;
+      });
+      launched.on_device_clock = true;
+      lap(phases.solve);  // the launches
+      return launched;
+    }
+    const RepeatCount count{c == 0 ? warmup : 0, repeats};  // the first chunk warms the kernels up
+    const auto timed = [&](auto&& launch) {
+      return each_repeat(count, [&](const Repeat&) {
+        const double seconds = fenced_seconds(launch);
+        if (chunks == 1) progress.update(++launches);
+        return seconds;
+      });
+    };
+    if (c == 0 && baseline != "none") progress.set_task(label_base + baseline + " (baseline)");
+    RepeatTimes chunk_baseline;
+    if (baseline == "direct") chunk_baseline = timed([&] { periodogram.compute(ls::Algorithm::direct); });
+    if (baseline == "direct_fast_math")
+      chunk_baseline = timed([&] { lombscargle::baselines::compute_direct_fast_math(periodogram); });
+    if (c == 0) progress.set_task(label_base + ls::name_of(algorithm));
+    // Last, so power() holds its result.
+    const RepeatTimes chunk_solve = timed([&] { periodogram.compute(); });
+    for (int r = 0; r < repeats; ++r) {
+      solve.seconds[r] += chunk_solve.seconds[r];
+      if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
+    }
+    lap(phases.solve);
+    return launched;
+  };
+
+  // Once chunk `launched` has computed: its peaks, false-alarm probabilities
+  // and validation, then its host side handed to a thread.
+  const auto complete_chunk = [&](Launched launched) {
+    phase.reset();
+    Slot& slot = *launched.slot;
+    const std::vector<ls::Series>& mine = launched.chunk.mine();
+    const std::int64_t c = launched.index;
+    const ItemBlock global = launched.chunk.global;
     const ItemBlock block = series_block(global.count);
-    throw_first_bad_series(ranks, chunk.failure);
     std::vector<double> my_power;
     ls::PeakTable table;  // empty for a rank without series in this chunk
     table.count = peak_count;
-    std::unique_ptr<ls::Periodogram<T>> made;
-    const bool computes = !mine.empty() && columns.count > 0;  // a rank may have no series, or no frequencies
-    if (computes) {
-      try {
-        if (kept && !by_frequency && kept->series_count() == static_cast<std::int64_t>(mine.size())) {
-          made = std::move(kept);
-          made->update(mine, ls::checked_batch);
-        } else {
-          kept.reset();  // its memory, before the new one's
-          made = by_frequency ? std::make_unique<ls::Periodogram<T>>(mine, range, range_options, ls::checked_batch)
-                              : std::make_unique<ls::Periodogram<T>>(mine, grid, options, ls::checked_batch);
-        }
-      } catch (const OptionError& error) {
-        throw config_error_for(config, error, lombscargle_option_keys(), "lombscargle.form",
-                               "floating_mean with form: classic; the generalized form's is fit_mean");
+    if (launched.computes) {
+      const View2D<T> power = slot.periodogram->power();
+      if (launched.on_device_clock) {
+        slot.exec.fence();
+        for (int r = 0; r < repeats; ++r) solve.seconds[r] += slot.computes[static_cast<std::size_t>(r)].seconds();
+        lap(phases.solve);  // waiting for the device
       }
-      ls::Periodogram<T>& periodogram = *made;
-      algorithm = periodogram.algorithm();
-      Kokkos::fence();
-      lap(phases.setup);
-      const RepeatCount count{c == 0 ? warmup : 0, repeats};  // the first chunk warms the kernels up
-      const auto timed = [&](auto&& launch) {
-        return each_repeat(count, [&](const Repeat&) {
-          const double seconds = fenced_seconds(launch);
-          if (chunks == 1) progress.update(++launches);
-          return seconds;
-        });
-      };
-      if (c == 0 && baseline != "none") progress.set_task(label_base + baseline + " (baseline)");
-      RepeatTimes chunk_baseline;
-      if (baseline == "direct") chunk_baseline = timed([&] { periodogram.compute(ls::Algorithm::direct); });
-      if (baseline == "direct_fast_math")
-        chunk_baseline = timed([&] { lombscargle::baselines::compute_direct_fast_math(periodogram); });
-      if (c == 0) progress.set_task(label_base + ls::name_of(algorithm));
-      // Last, so power() holds its result.
-      const RepeatTimes chunk_solve = timed([&] { periodogram.compute(); });
-      for (int r = 0; r < repeats; ++r) {
-        solve.seconds[r] += chunk_solve.seconds[r];
-        if (baseline != "none") baseline_times.seconds[r] += chunk_baseline.seconds[r];
-      }
-      lap(phases.solve);
-      if (!by_frequency) table = ls::find_peaks(periodogram.power(), peak_count);
+      if (!by_frequency) table = ls::find_peaks(slot.exec, power, peak_count, slot.peaks);
       // The power comes to the host only to be written or checked (the
       // frequency split: always, to be gathered).
-      if (write_power || validating || by_frequency)
-        my_power = flatten(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodogram.power()));
+      if (write_power || validating || by_frequency) {
+        const auto host = Kokkos::create_mirror_view(power);
+        Kokkos::deep_copy(slot.exec, host, power);
+        slot.exec.fence();
+        my_power = flatten(host);
+      }
       lap(phases.peaks);
     }
     // The frequency split: every rank's range put together into whole rows,
@@ -396,11 +466,12 @@ void run_typed(RunContext& context) {
     fap.method = fap_method;
     if (fap_defined && fap.bootstrap() && by_frequency) {
       // Each resample's maximum over the ranks' ranges: the whole grid's.
-      made.reset();
+      slot.periodogram.reset();
       std::vector<std::vector<double>> maxima =
-          computes ? ls::bootstrap_resample_maxima<T>(ExecSpace(), mine, range, range_options, bootstrap, global.first,
-                                                      series_count)
-                   : std::vector<std::vector<double>>(mine.size(), std::vector<double>(bootstrap.resamples, -INFINITY));
+          launched.computes
+              ? ls::bootstrap_resample_maxima<T>(ExecSpace(), mine, range, range_options, bootstrap, global.first,
+                                                 series_count)
+              : std::vector<std::vector<double>>(mine.size(), std::vector<double>(bootstrap.resamples, -INFINITY));
       std::vector<double> flat;
       for (const auto& row : maxima) flat.insert(flat.end(), row.begin(), row.end());
       max_over_ranks(ranks, flat);
@@ -411,16 +482,16 @@ void run_typed(RunContext& context) {
       fap.maxima = std::move(maxima);
       lap(phases.bootstrap);
     } else if (fap_defined && fap.bootstrap() && !mine.empty()) {  // device work: here, not beside the next chunk
-      made.reset();                                                // its memory
+      slot.periodogram.reset();                                    // its memory
       fap.maxima = ls::bootstrap_maxima<T>(mine, grid, options, bootstrap, global.first + block.first, series_count);
       lap(phases.bootstrap);
     }
-    if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(chunk.series, options);
+    if (c == 0) scipy115 = options.form == ls::Form::classic && ls::classic_weighted(launched.chunk.series, options);
 
     if (validating && by_frequency) {  // per series over the ranks' ranges, then as one process
-      SeriesErrors errors =
-          computes ? series_errors(mine, range, options, range_power)
-                   : SeriesErrors{std::vector<double>(mine.size(), 0.0), std::vector<double>(mine.size(), 0.0)};
+      SeriesErrors errors = launched.computes ? series_errors(mine, range, options, range_power)
+                                              : SeriesErrors{std::vector<double>(mine.size(), 0.0),
+                                                             std::vector<double>(mine.size(), 0.0)};
       max_over_ranks(ranks, errors.worst);
       max_over_ranks(ranks, errors.peak);
       const auto [chunk_abs, chunk_rel] = largest_error(errors);
@@ -435,7 +506,7 @@ void run_typed(RunContext& context) {
     // The chunk's host side (false-alarm probabilities, fits, its rows
     // written) runs while the next chunk is prepared and computed; over MPI
     // ranks (gathers on the main thread) it runs here.
-    auto finish = [&, chunk = std::move(chunk), table = std::move(table), my_power = std::move(my_power),
+    auto finish = [&, chunk = std::move(launched.chunk), table = std::move(table), my_power = std::move(my_power),
                    fap = std::move(fap), c, global, first_sample = sample_offset]() mutable {
       Kokkos::Timer watch;
       const std::vector<ls::Series>& series = chunk.mine();
@@ -461,7 +532,6 @@ void run_typed(RunContext& context) {
       append_summary(summary, chunk_summary);
       phases.write += watch.seconds();
     };
-    kept = std::move(made);  // for the next chunk (none after a bootstrap, which freed it)
     sample_offset += catalogue.samples(global.first, global.count);
     if (finishing.valid()) finishing.get();  // the previous chunk's, in order
     lap(phases.finish_wait);
@@ -470,7 +540,19 @@ void run_typed(RunContext& context) {
     else
       finishing = std::async(std::launch::async, std::move(finish));
     if (chunks > 1) progress.update(global.first + global.count);
+  };
+
+  std::optional<Launched> previous;  // with two in flight: launched, not yet completed
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    Launched launched = launch_chunk(c);
+    if (in_flight == 1) {
+      complete_chunk(std::move(launched));
+      continue;
+    }
+    if (previous) complete_chunk(std::move(*previous));
+    previous = std::move(launched);
   }
+  if (previous) complete_chunk(std::move(*previous));
   if (finishing.valid()) finishing.get();
   lap(phases.finish_wait);
   progress.finish();
@@ -495,6 +577,7 @@ void run_typed(RunContext& context) {
   output.set_attribute("units", angular ? "radians per unit time" : "cycles per unit time", "frequency");
   output.set_attribute("chunk_series", plan.series);
   output.set_attribute("chunks", chunks);
+  output.set_attribute("chunks_in_flight", static_cast<std::int64_t>(in_flight));
   // What a rank holds at once, as pipeline.memory_mib bounds it, and its parts.
   const auto bytes = [](const MemoryNeed& need) { return need.device_bytes + need.host_bytes; };
   output.set_attribute("memory_bytes", bytes(plan.need));
@@ -548,10 +631,12 @@ void run_typed(RunContext& context) {
   if (chunks > 1) {
     char line[320];
     std::snprintf(line, sizeof line,
-                  "streamed in %lld chunks of %lld series (%.3g MiB each on a rank, %.3g MiB with the chunks read "
-                  "ahead and finishing and the summary): %.3g s end to end, %.4g series/s\n",
-                  static_cast<long long>(chunks), static_cast<long long>(plan.series), bytes(plan.chunk) / mebibyte,
-                  bytes(plan.need) / mebibyte, pipeline_s, static_cast<double>(series_count) / pipeline_s);
+                  "streamed in %lld chunks of %lld series, %d on the device at once (%.3g MiB each on a rank, %.3g "
+                  "MiB with the chunks read ahead, in flight and finishing and the summary): %.3g s end to end, %.4g "
+                  "series/s\n",
+                  static_cast<long long>(chunks), static_cast<long long>(plan.series), in_flight,
+                  bytes(plan.chunk) / mebibyte, bytes(plan.need) / mebibyte, pipeline_s,
+                  static_cast<double>(series_count) / pipeline_s);
     context.out << line << "where the time went: " << phases.text() << '\n';
   }
   if (ranks.size > 1 && by_frequency)

@@ -88,7 +88,8 @@ def main():
         device = text(f.attrs["device"])
         print(f"portasolve ({device}, {args.precision}, {text(output['algorithm'])}): {pipeline_s:.2f} s end to end "
               f"= {args.series / pipeline_s:.4g} curves/s; solve only {solve_s:.3f} s = {args.series / solve_s:.4g} "
-              f"curves/s; {int(output['chunks'])} chunks of {int(output['chunk_series'])} "
+              f"curves/s; {int(output['chunks'])} chunks of {int(output['chunk_series'])}, "
+              f"{int(output.get('chunks_in_flight', 1))} in flight "
               f"({float(output['chunk_memory_bytes']) / 2**20:.0f} MiB a chunk, "
               f"{float(output['memory_bytes']) / 2**20:.0f} MiB held at most)")
         split = {name[:-2]: value for name, value in timing.items() if name.endswith("_s") and name != "series_per_s" and np.isscalar(value)

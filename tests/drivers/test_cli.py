@@ -767,11 +767,11 @@ output: {{compression: 3}}
 class LombScargleCatalogue(Folder):
     """Catalogues streaming through in chunks: the same numbers as one batch, ragged layouts, bad catalogues."""
 
-    def assert_same_results(self, a, b, input_too=True):
+    def assert_same_results(self, a, b, input_too=True, power_too=True):
         with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
             names = ["output/frequency", "output/peak_frequency", "output/peak_power", "output/peak_fap"]
             names += ["output/summary/" + k for k in fb["output/summary"]]
-            if "power" in fb["output"]:
+            if power_too and "power" in fb["output"]:
                 names.append("output/power")
             if input_too:
                 names += ["input/" + k for k in fb["input"]]
@@ -795,6 +795,17 @@ peaks: {{count: 2}}
                 self.assertEqual(f["output"].attrs["chunk_series"], 5)
                 self.assertEqual(g["output"].attrs["chunks"], 1)
                 self.assertGreater(f["timing"].attrs["series_per_s"], 0)
+            # Two chunks in flight (two streams on GPUs; the same loop in order on hosts), the power written, two
+            # repeats: the same numbers, the last chunk (3 series) in a slot whose periodogram held 5.
+            for power in ("all", "none"):
+                paired, _ = self.run_text(text, f"paired_{algorithm}_{power}", "pipeline.chunk_series=5",
+                                          "pipeline.in_flight=2", f"output.power={power}", "run.repeats=2")
+                self.assert_same_results(paired, whole, power_too=power == "all")
+                with h5py.File(paired, "r") as f:
+                    self.assertEqual(f["output"].attrs["chunks_in_flight"], 2)
+                    per_repeat = f["timing/solve_s_per_repeat"][()]
+                    self.assertEqual(per_repeat.size, 2)
+                    self.assertTrue(np.all(per_repeat > 0))
         # A memory bound small enough for a few series per chunk: the same numbers again.
         bounded, result = self.run_text(text, "bounded", "pipeline.memory_mib=0.05")
         with h5py.File(bounded, "r") as f:
@@ -803,6 +814,24 @@ peaks: {{count: 2}}
             self.assertLessEqual(f["output"].attrs["chunk_memory_bytes"], 0.05 * 1048576)
             self.assertLessEqual(f["output"].attrs["memory_bytes"], 0.05 * 1048576)
         self.assert_same_results(bounded, whole)
+
+    def test_catalogues_stream_in_chunks_even_where_the_whole_fits(self):
+        # More than 1024 series: chunks of max(1024, series / 8), the numbers of one batch bit for bit.
+        for series, chunk_series, chunks in ((2100, 1024, 3), (9000, 1125, 8), (1024, 1024, 1)):
+            text = f"""experiment: lombscargle
+precision: float
+input: {{source: synthetic, series: {series}, samples: 24, shared_times: false, uncertainties: true}}
+frequency: {{grid: uniform, minimum: 0.05, maximum: 1.5, count: 40}}
+peaks: {{count: 1}}
+output: {{power: none}}
+"""
+            streamed, _ = self.run_text(text, f"streamed{series}")
+            whole, _ = self.run_text(text, f"whole{series}", f"pipeline.chunk_series={series}")
+            with h5py.File(streamed, "r") as f, h5py.File(whole, "r") as g:
+                self.assertEqual(f["output"].attrs["chunk_series"], chunk_series)
+                self.assertEqual(f["output"].attrs["chunks"], chunks)
+                self.assertEqual(g["output"].attrs["chunks"], 1)
+            self.assert_same_results(streamed, whole)
 
     def test_memory_bound_covers_read_ahead_finishing_and_summary(self):
         samples, frequencies = 70, 600
@@ -831,17 +860,35 @@ peaks: {{count: 2}}
             self.assertGreaterEqual(overlap, 2 * series_bytes + written_rows)
             summary = sum(dataset.size * 8 for dataset in output["summary"].values())
             self.assertGreaterEqual(catalogue, summary)
+            one_in_flight = (chunk_series, chunk, overlap)
+        # Two chunks in flight: the chunk before's periodogram counted beside this one's, in smaller chunks.
+        paired, _ = self.run_text(text, "paired", f"pipeline.memory_mib={bound}", "pipeline.in_flight=2")
+        with h5py.File(paired, "r") as f:
+            output = f["output"]
+            self.assertEqual(output.attrs["chunks_in_flight"], 2)
+            self.assertLessEqual(output.attrs["memory_bytes"], bound * 1048576)
+            self.assertLess(output.attrs["chunk_series"], one_in_flight[0])
+            series_bytes = output.attrs["chunk_series"] * samples * 3 * 8
+            self.assertGreaterEqual(output.attrs["overlap_memory_bytes"],
+                                    output.attrs["chunk_memory_bytes"] + 2 * series_bytes)
         # One chunk: nothing read ahead nor finishing beside it.
         whole, _ = self.run_text(text, "whole")
         with h5py.File(whole, "r") as f:
             self.assertEqual(f["output"].attrs["chunks"], 1)
             self.assertEqual(f["output"].attrs["overlap_memory_bytes"], 0)
+            self.assertEqual(f["output"].attrs["chunks_in_flight"], 1)
         self.assert_same_results(bounded, whole)
+        self.assert_same_results(paired, whole)
         # A catalogue whose summary alone passes the bound: an error at the key naming it, before any work.
         self.expect_errors([
             ("experiment: lombscargle\ninput: {series: 20000, samples: 8}\n"
              "frequency: {grid: uniform, minimum: 0.1, maximum: 1.0, count: 10}\npipeline: {memory_mib: 0.5}\n", 2,
              "key 'pipeline.memory_mib': the summary of 20000 series, kept until the end of the run, needs"),
+            # Two chunks in flight with what runs its own device work between chunks.
+            (text.replace("peaks: {count: 2}", "peaks: {count: 2, fap_method: bootstrap}") +
+             "pipeline: {in_flight: 2}\n", 2,
+             "key 'pipeline.in_flight': 2 chunks in flight cannot run with peaks.fap_method: bootstrap"),
+            (text + "pipeline: {in_flight: 3}\n", 2, "pipeline.in_flight"),
         ])
 
     def write_ragged(self, lengths, seed=5, nan_at=None):
