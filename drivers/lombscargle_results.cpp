@@ -55,9 +55,16 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
     if (summary.model_width > 0) {
       const ls::ModelFit model = ls::fit_model(batch[s], grid.values[best], options);
       std::copy(model.parameters.begin(), model.parameters.end(), summary.model.begin() + s * summary.model_width);
-      if (options.nterms > 1) summary.offset[s] = model.offset;  // nterms 1: the sinusoid's below, the same fit
+      summary.offset[s] = model.offset;
+      // One sinusoid does not describe a multi-term model: amplitude and phase NaN (write_summary says so).
+      if (options.nterms > 1) return;
+      // nterms 1: the sinusoid is the model's, a sin + b cos = A sin(w t + phase) with A cos(phase) = a and
+      // A sin(phase) = b (a second fit of the same least squares cost as much again).
+      const double a = model.parameters[summary.model_width - 2], b = model.parameters[summary.model_width - 1];
+      summary.amplitude[s] = std::hypot(a, b);
+      summary.phase[s] = std::atan2(b, a);
+      return;
     }
-    if (options.nterms > 1) return;  // one sinusoid does not describe the model: NaN (write_summary says so)
     const ls::SinusoidFit fit = ls::fit_sinusoid(batch[s], grid.values[best], options);
     summary.amplitude[s] = fit.amplitude;
     summary.phase[s] = fit.phase;

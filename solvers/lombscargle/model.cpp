@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -92,27 +93,32 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   if (options.form != Form::generalized)
     throw OptionError("form", "the multi-term model belongs to the generalized form (astropy's nterms)");
   const std::size_t n = series.t.size();
-  std::vector<double> root(n, 1.0);  // sqrt of the weights: 1 / dy
-  if (!series.dy.empty())
-    for (std::size_t j = 0; j < n; ++j) root[j] = 1.0 / series.dy[j];
+  const int bias = options.fit_mean ? 1 : 0;
+  if (options.nterms < 1 || options.nterms > max_nterms)
+    throw OptionError("nterms",
+                      "nterms must be 1 to " + std::to_string(max_nterms) + ", got " + std::to_string(options.nterms));
+  const std::size_t p = static_cast<std::size_t>(bias) + 2 * static_cast<std::size_t>(options.nterms);
+  // One allocation (a summary fits every series of a catalogue on every
+  // host thread at once): the p columns of the weighted design matrix, the
+  // weighted right side and the square roots of the weights (1 / dy).
+  std::vector<double> storage((p + 2) * n);
+  const auto column = [&storage, n](std::size_t c) { return storage.data() + c * n; };
+  double* const b = column(p);
+  double* const root = column(p + 1);
+  for (std::size_t j = 0; j < n; ++j) root[j] = series.dy.empty() ? 1.0 : 1.0 / series.dy[j];
   double weight_sum = 0;  // also the squared norm of the weighted constant column: every column's scale
-  for (double r : root) weight_sum += r * r;
+  for (std::size_t j = 0; j < n; ++j) weight_sum += root[j] * root[j];
   ModelFit fit{{}, 0.0, 0.0};
   if (options.center_data) {  // astropy's offset(): sum w y / sum w
     for (std::size_t j = 0; j < n; ++j) fit.mean += root[j] * root[j] * series.y[j];
     fit.mean /= weight_sum;
   }
-  // The weighted design matrix by columns, and the weighted right side.
-  const int bias = options.fit_mean ? 1 : 0;
-  const std::size_t p = static_cast<std::size_t>(bias) + 2 * static_cast<std::size_t>(options.nterms);
-  std::vector<std::vector<double>> a(p, std::vector<double>(n));
-  std::vector<double> b(n);
   for (std::size_t j = 0; j < n; ++j) {
-    if (bias) a[0][j] = root[j];
+    if (bias) column(0)[j] = root[j];
     for (int k = 1; k <= options.nterms; ++k) {
       const double phase = 2 * M_PI * k * frequency * series.t[j];
-      a[bias + 2 * (k - 1)][j] = std::sin(phase) * root[j];
-      a[bias + 2 * (k - 1) + 1][j] = std::cos(phase) * root[j];
+      column(static_cast<std::size_t>(bias + 2 * (k - 1)))[j] = std::sin(phase) * root[j];
+      column(static_cast<std::size_t>(bias + 2 * (k - 1) + 1))[j] = std::cos(phase) * root[j];
     }
     b[j] = (series.y[j] - fit.mean) * root[j];
   }
@@ -124,11 +130,12 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   // weights, e.g. sin(2 pi k f t) with every k f t an integer) is left out:
   // its coefficient 0, the others the least-squares fit on the rest.
   constexpr double dependent_fraction = 1024 * 2.220446049250313e-16;
-  std::vector<double> diagonal(p);
-  std::vector<std::size_t> pivot_row(p, n);  // n: left out
+  std::array<double, 1 + 2 * max_nterms> diagonal{};
+  std::array<std::size_t, 1 + 2 * max_nterms> pivot_row{};
+  pivot_row.fill(n);  // n: left out
   std::size_t row = 0;
   for (std::size_t c = 0; c < p && row < n; ++c) {
-    std::vector<double>& col = a[c];
+    double* const col = column(c);
     double above = 0, below = 0;  // squares of the column's entries before `row` and from it
     for (std::size_t j = 0; j < row; ++j) above += col[j] * col[j];
     for (std::size_t j = row; j < n; ++j) below += col[j] * col[j];
@@ -137,13 +144,13 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
     const double alpha = col[row] > 0 ? -norm : norm;
     const double v_norm2 = 2 * norm * (norm + std::fabs(col[row]));  // |x - alpha e|^2
     col[row] -= alpha;
-    const auto reflect = [&](std::vector<double>& x) {
+    const auto reflect = [&](double* x) {
       double dot = 0;
       for (std::size_t j = row; j < n; ++j) dot += col[j] * x[j];
       const double scale = 2 * dot / v_norm2;
       for (std::size_t j = row; j < n; ++j) x[j] -= scale * col[j];
     };
-    for (std::size_t later = c + 1; later < p; ++later) reflect(a[later]);
+    for (std::size_t later = c + 1; later < p; ++later) reflect(column(later));
     reflect(b);
     diagonal[c] = alpha;
     pivot_row[c] = row++;
@@ -152,7 +159,7 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
   for (std::size_t c = p; c-- > 0;) {
     if (pivot_row[c] == n) continue;  // left out
     double sum = b[pivot_row[c]];
-    for (std::size_t later = c + 1; later < p; ++later) sum -= a[later][pivot_row[c]] * fit.parameters[later];
+    for (std::size_t later = c + 1; later < p; ++later) sum -= column(later)[pivot_row[c]] * fit.parameters[later];
     fit.parameters[c] = sum / diagonal[c];
   }
   fit.offset = fit.mean + (bias ? fit.parameters[0] : 0.0);
