@@ -233,6 +233,9 @@ class SyntheticSeries {
 // weights of y's shape or one shared row; or, with input.count or
 // input.start, the ragged layout: every array 1-D, the series one after
 // another.
+// Series a thread copies at least, reading a chunk (a few microseconds each).
+constexpr std::size_t series_per_copy_thread = 512;
+
 class Hdf5Catalogue {
  public:
   Hdf5Catalogue(const std::string& file, const config::Config& config)
@@ -289,22 +292,24 @@ class Hdf5Catalogue {
     const bool by_sample = y_dims_.size() == 1;
     const auto start = static_cast<hsize_t>(ragged() ? offsets_[first] : by_sample ? 0 : first);
     const auto rows = static_cast<hsize_t>(by_sample ? samples(first, count) : count);
-    for (int column : {t, y, dy, weights}) {
-      if (names_[column].empty()) continue;
-      const bool shared = !shared_[column].empty();
-      const std::vector<double> values =
-          shared ? std::vector<double>{} : in_.read_rows<double>(names_[column], start, rows);
-      std::int64_t at = 0;
-      for (std::int64_t s = 0; s < count; ++s) {
-        std::vector<double>& field = block[static_cast<std::size_t>(s)].*member[column];
-        const std::int64_t n = samples(first + s, 1);
-        if (shared)
+    std::vector<double> values[4];  // each column's samples as read (none where shared or not given)
+    for (int column : {t, y, dy, weights})
+      if (!names_[column].empty() && shared_[column].empty())
+        values[column] = in_.read_rows<double>(names_[column], start, rows);
+    // Into the series on the host's cores: the copies into a chunk's fresh
+    // per-series arrays took as long as reading the file on one thread.
+    for_each_on_host_threads(block.size(), series_per_copy_thread, [&](std::size_t s) {
+      const std::int64_t at = samples(first, static_cast<std::int64_t>(s));  // the series' first sample in `values`
+      const std::int64_t n = samples(first + static_cast<std::int64_t>(s), 1);
+      for (int column : {t, y, dy, weights}) {
+        if (names_[column].empty()) continue;
+        std::vector<double>& field = block[s].*member[column];
+        if (!shared_[column].empty())
           field = shared_[column];
         else
-          field.assign(values.begin() + at, values.begin() + at + n);
-        at += n;
+          field.assign(values[column].begin() + at, values[column].begin() + at + n);
       }
-    }
+    });
     return block;
   }
 
