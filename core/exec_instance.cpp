@@ -76,7 +76,8 @@ double elapsed_seconds(EventHandle start, EventHandle stop) {
 struct OwnedInstance::Stream {
   StreamHandle handle = new_stream();
 };
-OwnedInstance::OwnedInstance() : stream_(std::make_unique<Stream>()), exec_(std::make_unique<ExecSpace>(stream_->handle)) {}
+OwnedInstance::OwnedInstance()
+    : stream_(std::make_unique<Stream>()), exec_(std::make_unique<ExecSpace>(stream_->handle)) {}
 OwnedInstance::~OwnedInstance() {
   exec_->fence();
   exec_.reset();  // Kokkos' instance goes before the stream it does not own
