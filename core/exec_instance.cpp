@@ -1,5 +1,7 @@
 #include "core/exec_instance.hpp"
 
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -71,6 +73,31 @@ double elapsed_seconds(EventHandle start, EventHandle stop) {
 #endif
 
 }  // namespace
+
+void* allocate_pinned(const std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* pointer = nullptr;
+#if defined(KOKKOS_ENABLE_CUDA)
+  check(cudaHostAlloc(&pointer, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+#elif defined(KOKKOS_ENABLE_HIP)
+  check(hipHostMalloc(&pointer, bytes, hipHostMallocDefault), "hipHostMalloc");
+#else
+  pointer = std::malloc(bytes);
+  if (pointer == nullptr) throw std::bad_alloc();
+#endif
+  return pointer;
+}
+
+void free_pinned(void* pointer) noexcept {
+  if (pointer == nullptr) return;
+#if defined(KOKKOS_ENABLE_CUDA)
+  static_cast<void>(cudaFreeHost(pointer));
+#elif defined(KOKKOS_ENABLE_HIP)
+  static_cast<void>(hipHostFree(pointer));
+#else
+  std::free(pointer);
+#endif
+}
 
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 struct OwnedInstance::Stream {

@@ -3,6 +3,7 @@
 // work queued on an instance takes, read without fencing any other instance:
 // what lets a pipeline upload one batch while the one before computes.
 #include <Kokkos_Core.hpp>
+#include <cstddef>
 #include <memory>
 
 #include "core/spaces.hpp"
@@ -50,6 +51,32 @@ class ExecInterval {
  private:
   struct Events;
   std::unique_ptr<Events> events_;
+};
+
+// Host memory the device copies to and from directly (page-locked on CUDA
+// and HIP, so a copy on an instance is a DMA that runs beside other
+// instances' work and at the bus's rate; plain memory on hosts). Allocating
+// it costs far more than malloc: for buffers kept and refilled.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* pointer) noexcept;
+
+// A standard allocator of such memory, for std::vector.
+template <class T>
+struct PinnedAllocator {
+  using value_type = T;
+  PinnedAllocator() = default;
+  template <class U>
+  PinnedAllocator(const PinnedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_pinned(n * sizeof(T))); }
+  void deallocate(T* pointer, std::size_t) noexcept { free_pinned(pointer); }
+  template <class U>
+  bool operator==(const PinnedAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PinnedAllocator<U>&) const noexcept {
+    return false;
+  }
 };
 
 }  // namespace portasolve

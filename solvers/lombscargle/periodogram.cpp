@@ -14,8 +14,10 @@
 #endif
 
 #include "core/errors.hpp"
+#include "core/exec_instance.hpp"
 #include "core/host_threads.hpp"
 #include "core/profiling.hpp"
+#include "core/workspace_cache.hpp"
 #include "solvers/lombscargle/detail/multiterm.hpp"
 #include "solvers/lombscargle/detail/state.hpp"
 #include "solvers/lombscargle/detail/upload.hpp"
@@ -50,12 +52,16 @@ std::string where(std::size_t series, std::size_t count) {
   return count > 1 ? "series " + std::to_string(series) + ": " : std::string();
 }
 
+// In page-locked memory on GPUs (kept by HostDataPool): a chunk's uploads
+// are DMAs at the bus's rate, not copies staged through the driver's buffer.
+template <class Value>
+using PinnedVector = std::vector<Value, PinnedAllocator<Value>>;
 template <class T>
 struct HostData {
-  std::vector<double> t;
-  std::vector<T> w, wy;
-  std::vector<std::int64_t> offsets{0};
-  std::vector<SeriesConstants<T>> constants;
+  PinnedVector<double> t;
+  PinnedVector<T> w, wy;
+  PinnedVector<std::int64_t> offsets = PinnedVector<std::int64_t>(1, 0);
+  PinnedVector<SeriesConstants<T>> constants;
 };
 
 void check_series(const Series& series, std::size_t index, std::size_t count, const Options& options) {
@@ -247,7 +253,19 @@ class HostDataPool {
   }
   static std::vector<std::unique_ptr<HostData<T>>>& pool() {
     static std::vector<std::unique_ptr<HostData<T>>> kept;
+    // Emptied when Kokkos finalizes, while the GPU runtime that holds the
+    // page-locked memory is still up.
+    static const bool registered = [] {
+      register_workspace_cache(&HostDataPool::clear);
+      return true;
+    }();
+    static_cast<void>(registered);
+    release_workspaces_at_finalize();
     return kept;
+  }
+  static void clear() {
+    std::lock_guard<std::mutex> lock(mutex());
+    pool().clear();
   }
 };
 
