@@ -38,6 +38,9 @@ EventHandle new_event() {
 }
 void free_event(EventHandle event) { static_cast<void>(cudaEventDestroy(event)); }
 void record(EventHandle event, StreamHandle stream) { check(cudaEventRecord(event, stream), "cudaEventRecord"); }
+void wait_for(StreamHandle stream, EventHandle event) {
+  check(cudaStreamWaitEvent(stream, event, 0), "cudaStreamWaitEvent");
+}
 double elapsed_seconds(EventHandle start, EventHandle stop) {
   check(cudaEventSynchronize(stop), "cudaEventSynchronize");
   float milliseconds = 0;
@@ -64,6 +67,9 @@ EventHandle new_event() {
 }
 void free_event(EventHandle event) { static_cast<void>(hipEventDestroy(event)); }
 void record(EventHandle event, StreamHandle stream) { check(hipEventRecord(event, stream), "hipEventRecord"); }
+void wait_for(StreamHandle stream, EventHandle event) {
+  check(hipStreamWaitEvent(stream, event, 0), "hipStreamWaitEvent");
+}
 double elapsed_seconds(EventHandle start, EventHandle stop) {
   check(hipEventSynchronize(stop), "hipEventSynchronize");
   float milliseconds = 0;
@@ -102,13 +108,20 @@ void free_pinned(void* pointer) noexcept {
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 struct OwnedInstance::Stream {
   StreamHandle handle = new_stream();
+  Stream() = default;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { free_stream(handle); }
 };
+// Members in order: the stream outlives Kokkos' instance on it.
 OwnedInstance::OwnedInstance()
     : stream_(std::make_unique<Stream>()), exec_(std::make_unique<ExecSpace>(stream_->handle)) {}
 OwnedInstance::~OwnedInstance() {
-  exec_->fence();
+  try {
+    exec_->fence();
+  } catch (...) {  // a device error: whoever met it first reports it
+  }
   exec_.reset();  // Kokkos' instance goes before the stream it does not own
-  free_stream(stream_->handle);
 }
 
 struct ExecInterval::Events {
@@ -121,19 +134,27 @@ struct ExecInterval::Events {
     free_event(stop);
   }
 };
-void ExecInterval::start(const ExecSpace& exec) { record(events_->start, stream_of(exec)); }
+void ExecInterval::start(const ExecSpace& exec, const ExecInterval* after) {
+  if (after != nullptr) wait_for(stream_of(exec), after->events_->stop);
+  record(events_->start, stream_of(exec));
+}
 void ExecInterval::stop(const ExecSpace& exec) { record(events_->stop, stream_of(exec)); }
 double ExecInterval::seconds() const { return elapsed_seconds(events_->start, events_->stop); }
 #else
 struct OwnedInstance::Stream {};
 OwnedInstance::OwnedInstance() : exec_(std::make_unique<ExecSpace>()) {}
-OwnedInstance::~OwnedInstance() { exec_->fence(); }
+OwnedInstance::~OwnedInstance() {
+  try {
+    exec_->fence();
+  } catch (...) {
+  }
+}
 
 struct ExecInterval::Events {
   Kokkos::Timer clock;
   double seconds = 0;
 };
-void ExecInterval::start(const ExecSpace& exec) {
+void ExecInterval::start(const ExecSpace& exec, const ExecInterval*) {
   exec.fence();
   events_->clock.reset();
 }

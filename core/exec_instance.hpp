@@ -30,11 +30,13 @@ class OwnedInstance {
   std::unique_ptr<ExecSpace> exec_;
 };
 
-// The device time between start() and stop(), both queued on exec after the
-// work already there (events on GPUs), read by seconds() once exec has run
-// them (seconds() waits for stop's event only, no fence of anything else).
-// Host backends run each kernel to its end before returning, so the interval
-// is the host's clock between the two calls.
+// The time between start() and stop() on exec's stream (events on GPUs),
+// both queued after the work already there, read by seconds() once exec has
+// run them (seconds() waits for stop's event only, no fence of anything
+// else). start(exec, after) first makes exec wait for `after`'s stop (work on
+// another instance), so that intervals summed over two instances never
+// overlap. Host backends run each kernel to its end before returning, so
+// the interval is the host's clock between the two calls.
 class ExecInterval {
  public:
   ExecInterval();
@@ -44,7 +46,7 @@ class ExecInterval {
   ExecInterval(ExecInterval&&) noexcept;
   ExecInterval& operator=(ExecInterval&&) noexcept;
 
-  void start(const ExecSpace& exec);
+  void start(const ExecSpace& exec, const ExecInterval* after = nullptr);
   void stop(const ExecSpace& exec);
   double seconds() const;
 

@@ -224,8 +224,8 @@ MemoryNeed overlap_need(const config::Config& config, double chunk, double per_r
   const double read_series = copy_input ? chunk : per_rank;  // the series a rank reads (rank 0's)
   const double m = frequencies, peaks = static_cast<double>(config.integer("peaks.count"));
   MemoryNeed need;
-  // Read ahead: the next chunk's series (t, y, dy, weights) and a column's read buffer.
-  need.host(read_series * longest, 4 * 8 + 8);
+  // Read ahead: the next chunk's series (t, y, dy, weights) and the columns as read (up to four).
+  need.host(read_series * longest, 4 * 8 + 4 * 8);
   // Finishing: the chunk's series, their copy written to /input, its power on
   // the host (this rank's rows, and the chunk's gathered where written), the
   // peak table and its rows (this rank's and the chunk's), the FAP contexts
@@ -360,8 +360,8 @@ ls::FrequencyGrid grid_from(const config::Config& config, SeriesCatalogue& catal
                             limits.minimum, limits.maximum);
 }
 
-// Catalogues stream in at least this many chunks of at least this many
-// series (plan_chunks).
+// A catalogue streams in chunks of about this many series where it holds
+// more, in up to this many chunks (plan_chunks).
 constexpr std::int64_t fewest_chunks = 8;
 constexpr std::int64_t smallest_streamed_chunk = 1024;
 
@@ -410,12 +410,15 @@ ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, d
   const std::int64_t given = config.integer("pipeline.chunk_series");
   if (given > 0) return plan_of(clamped(given));
   const double limit = config.real("pipeline.memory_mib") * mebibyte;
-  // A catalogue of more than smallest_streamed_chunk series streams in at
-  // least fewest_chunks chunks even where the whole would fit: reading, the
-  // host side and (two in flight) uploads then overlap the computes, and a
-  // chunk's arrays stay in cache (10^4 curves on 2 CPU cores: 1.65-1.83 s in
-  // one chunk, 1.39-1.46 s in 4 to 16; BENCHMARKS.md).
-  const std::int64_t wanted = std::max(smallest_streamed_chunk, (series_count + fewest_chunks - 1) / fewest_chunks);
+  // A catalogue of more than smallest_streamed_chunk series streams in
+  // series / smallest_streamed_chunk chunks (rounded up), at most
+  // fewest_chunks, of equal size, even where the whole would fit: reading,
+  // the host side and (two in flight) uploads then overlap the computes, and
+  // a chunk's arrays stay in cache (10^4 curves on 2 CPU cores: 1.65-1.83 s
+  // in one chunk, 1.39-1.46 s in 4 to 16; BENCHMARKS.md).
+  const std::int64_t streamed_chunks =
+      std::min(fewest_chunks, (series_count + smallest_streamed_chunk - 1) / smallest_streamed_chunk);
+  const std::int64_t wanted = (series_count + streamed_chunks - 1) / streamed_chunks;
   if (wanted >= series_count) {
     const ChunkPlan whole = plan_of(series_count);  // one chunk: nothing read ahead nor finishing beside it
     if (bytes(whole.need) <= limit) return whole;

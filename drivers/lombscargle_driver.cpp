@@ -323,6 +323,17 @@ void run_typed(RunContext& context) {
     std::unique_ptr<ls::Periodogram<T>> periodogram;
     ls::PeakWorkspace<T> peaks;
     std::vector<ExecInterval> computes;  // the timed computes of the chunk in flight, on the device's clock
+    Slot() = default;
+    Slot(Slot&&) noexcept = default;
+    Slot& operator=(Slot&&) noexcept = default;
+    // A run that stops (an error, Ctrl-C) with a chunk in flight: its work
+    // finishes before the arrays it uses go.
+    ~Slot() {
+      try {
+        exec.fence();
+      } catch (...) {
+      }
+    }
   };
   const int in_flight = plan.in_flight;
   std::vector<Slot> slots(static_cast<std::size_t>(in_flight));
@@ -378,10 +389,14 @@ void run_typed(RunContext& context) {
     slot.exec.fence();
     lap(phases.setup);
     if (in_flight > 1 && c > 0) {  // queued behind the upload on this slot's stream, timed there
+      // After the chunk before's computes on the other slot (its peak search
+      // still runs beside these): the summed intervals never overlap.
+      const Slot& other = slots[static_cast<std::size_t>((c - 1) % in_flight)];
+      const ExecInterval* after = c > 1 && !other.computes.empty() ? &other.computes.back() : nullptr;
       slot.computes.resize(static_cast<std::size_t>(repeats));
       each_repeat(RepeatCount{0, repeats}, [&](const Repeat& repeat) {
         ExecInterval& interval = slot.computes[static_cast<std::size_t>(repeat.index)];
-        interval.start(slot.exec);
+        interval.start(slot.exec, repeat.index == 0 ? after : nullptr);
         periodogram.compute();
         interval.stop(slot.exec);
         return 0.0;

@@ -59,7 +59,8 @@ Summary summarize(const std::vector<ls::Series>& batch, const ls::FrequencyGrid&
       // One sinusoid does not describe a multi-term model: amplitude and phase NaN (write_summary says so).
       if (options.nterms > 1) return;
       // nterms 1: the sinusoid is the model's, a sin + b cos = A sin(w t + phase) with A cos(phase) = a and
-      // A sin(phase) = b (a second fit of the same least squares cost as much again).
+      // A sin(phase) = b (a second fit of the same least squares cost as much again). Where fit_model leaves a
+      // dependent column out (its coefficient 0), this is the fit without it, not NaN as fit_sinusoid gives.
       const double a = model.parameters[summary.model_width - 2], b = model.parameters[summary.model_width - 1];
       summary.amplitude[s] = std::hypot(a, b);
       summary.phase[s] = std::atan2(b, a);

@@ -98,8 +98,8 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
     throw OptionError("nterms",
                       "nterms must be 1 to " + std::to_string(max_nterms) + ", got " + std::to_string(options.nterms));
   const std::size_t p = static_cast<std::size_t>(bias) + 2 * static_cast<std::size_t>(options.nterms);
-  // One allocation (a summary fits every series of a catalogue on every
-  // host thread at once): the p columns of the weighted design matrix, the
+  // One work allocation (a summary fits every series of a catalogue on
+  // every host thread at once): the p columns of the weighted design matrix, the
   // weighted right side and the square roots of the weights (1 / dy).
   std::vector<double> storage((p + 2) * n);
   const auto column = [&storage, n](std::size_t c) { return storage.data() + c * n; };

@@ -816,8 +816,9 @@ peaks: {{count: 2}}
         self.assert_same_results(bounded, whole)
 
     def test_catalogues_stream_in_chunks_even_where_the_whole_fits(self):
-        # More than 1024 series: chunks of max(1024, series / 8), the numbers of one batch bit for bit.
-        for series, chunk_series, chunks in ((2100, 1024, 3), (9000, 1125, 8), (1024, 1024, 1)):
+        # More than 1024 series: min(8, series / 1024 rounded up) chunks of equal size, the numbers of one batch
+        # bit for bit.
+        for series, chunk_series, chunks in ((2100, 700, 3), (9000, 1125, 8), (1025, 513, 2), (1024, 1024, 1)):
             text = f"""experiment: lombscargle
 precision: float
 input: {{source: synthetic, series: {series}, samples: 24, shared_times: false, uncertainties: true}}
