@@ -375,19 +375,25 @@ void Group::write_rows(const std::string& name, hsize_t first_row, hsize_t rows,
 
 template <class T>
 std::vector<T> Group::read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const {
+  std::vector<T> values;
+  read_rows_into(name, first_row, rows, values);
+  return values;
+}
+
+template <class T>
+void Group::read_rows_into(const std::string& name, hsize_t first_row, hsize_t rows, std::vector<T>& values) const {
   const LibraryLock lock;
   const Dims shape = dataset_dims(name);
   const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   const hsize_t row_length = std::accumulate(shape.begin() + 1, shape.end(), hsize_t{1}, std::multiplies<>());
-  std::vector<T> values(static_cast<std::size_t>(rows * row_length));
-  if (rows == 0) return values;
+  values.resize(static_cast<std::size_t>(rows * row_length));
+  if (rows == 0) return;
   Handle file_space, memory_space;
   if (!select_rows(dataset.get(), first_row, rows, file_space, memory_space))
     throw IoError("cannot read rows " + std::to_string(first_row) + " to " + std::to_string(first_row + rows) +
                   " of HDF5 dataset " + where(name) + ": it has " + std::to_string(shape[0]) + " rows");
   if (H5Dread(dataset.get(), native_type<T>(), memory_space.get(), file_space.get(), H5P_DEFAULT, values.data()) < 0)
     throw IoError("cannot read HDF5 dataset " + where(name));
-  return values;
 }
 
 template <class T>
@@ -434,6 +440,14 @@ Dims Group::dataset_dims(const std::string& name) const {
   Dims dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space.get())));
   H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
   return dims;
+}
+
+bool Group::holds_single_precision(const std::string& name) const {
+  const LibraryLock lock;
+  const Handle dataset(H5Dopen2(handle_.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.valid()) throw IoError("no HDF5 dataset " + where(name));
+  const Handle stored(H5Dget_type(dataset.get()), H5Tclose);
+  return H5Tget_class(stored.get()) == H5T_FLOAT && H5Tget_size(stored.get()) == sizeof(float);
 }
 
 template <class T>
@@ -767,5 +781,8 @@ template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std:
 template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 template std::vector<double> Group::read_block(const std::string&, const Dims&, const Dims&) const;
 template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+template void Group::read_rows_into(const std::string&, hsize_t, hsize_t, std::vector<double>&) const;
+template void Group::read_rows_into(const std::string&, hsize_t, hsize_t, std::vector<float>&) const;
+template void Group::read_rows_into(const std::string&, hsize_t, hsize_t, std::vector<std::int64_t>&) const;
 
 }  // namespace portasolve::h5

@@ -111,12 +111,21 @@ class Group {
   // other extent whole); IoError past its end.
   template <class T>
   std::vector<T> read_rows(const std::string& name, hsize_t first_row, hsize_t rows) const;
+  // The same into `values` (resized; its memory reused where large enough):
+  // for a reader of many blocks, to whom fresh arrays cost their page faults
+  // and zero fill as much again as the read.
+  template <class T>
+  void read_rows_into(const std::string& name, hsize_t first_row, hsize_t rows, std::vector<T>& values) const;
   // The box [first, first + count) of a dataset, row-major (one entry per
   // dimension): what an MPI rank reads of its block; IoError if it does not fit.
   template <class T>
   std::vector<T> read_block(const std::string& name, const Dims& first, const Dims& count) const;
   std::vector<std::string> read_strings(const std::string& name) const;
   Dims dataset_dims(const std::string& name) const;
+  // Whether the dataset holds 4-byte floating-point values (read as float,
+  // they need no conversion: half the bytes, and HDF5's conversion to
+  // double costs as much as the read).
+  bool holds_single_precision(const std::string& name) const;
 
  protected:
   std::string where(const std::string& name = {}) const;
@@ -179,6 +188,8 @@ extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, con
 extern template void Group::write_rows(const std::string&, hsize_t, hsize_t, const std::int64_t*);
 extern template std::vector<double> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
 extern template std::vector<std::int64_t> Group::read_rows(const std::string&, hsize_t, hsize_t) const;
+extern template void Group::read_rows_into(const std::string&, hsize_t, hsize_t, std::vector<double>&) const;
+extern template void Group::read_rows_into(const std::string&, hsize_t, hsize_t, std::vector<float>&) const;
 extern template std::vector<double> Group::read_block(const std::string&, const Dims&, const Dims&) const;
 extern template std::vector<float> Group::read_dataset(const std::string&, Dims*) const;
 extern template std::vector<double> Group::read_dataset(const std::string&, Dims*) const;

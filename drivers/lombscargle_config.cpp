@@ -416,8 +416,8 @@ ChunkPlan plan_chunks(const config::Config& config, std::int64_t series_count, d
   // the host side and (two in flight) uploads then overlap the computes, and
   // a chunk's arrays stay in cache (10^4 curves on 2 CPU cores: 1.65-1.83 s
   // in one chunk, 1.39-1.46 s in 4 to 16; BENCHMARKS.md).
-  const std::int64_t streamed_chunks =
-      std::min(fewest_chunks, (series_count + smallest_streamed_chunk - 1) / smallest_streamed_chunk);
+  const std::int64_t streamed_chunks = std::clamp<std::int64_t>(
+      (series_count + smallest_streamed_chunk - 1) / smallest_streamed_chunk, 1, fewest_chunks);
   const std::int64_t wanted = (series_count + streamed_chunks - 1) / streamed_chunks;
   if (wanted >= series_count) {
     const ChunkPlan whole = plan_of(series_count);  // one chunk: nothing read ahead nor finishing beside it

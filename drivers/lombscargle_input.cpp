@@ -292,10 +292,8 @@ class Hdf5Catalogue {
     const bool by_sample = y_dims_.size() == 1;
     const auto start = static_cast<hsize_t>(ragged() ? offsets_[first] : by_sample ? 0 : first);
     const auto rows = static_cast<hsize_t>(by_sample ? samples(first, count) : count);
-    std::vector<double> values[4];  // each column's samples as read (none where shared or not given)
     for (int column : {t, y, dy, weights})
-      if (!names_[column].empty() && shared_[column].empty())
-        values[column] = in_.read_rows<double>(names_[column], start, rows);
+      if (!names_[column].empty() && shared_[column].empty()) columns_[column].read(in_, names_[column], start, rows);
     // Into the series on the host's cores: the copies into a chunk's fresh
     // per-series arrays took as long as reading the file on one thread.
     for_each_on_host_threads(block.size(), series_per_copy_thread, [&](std::size_t s) {
@@ -307,7 +305,7 @@ class Hdf5Catalogue {
         if (!shared_[column].empty())
           field = shared_[column];
         else
-          field.assign(values[column].begin() + at, values[column].begin() + at + n);
+          columns_[column].copy(at, n, field);
       }
     });
     return block;
@@ -390,6 +388,29 @@ class Hdf5Catalogue {
   std::int64_t series_ = 0, row_ = 0;
   std::vector<double> shared_[4];
   std::vector<std::int64_t> offsets_, ids_;
+  // A column of the last block read, in the dataset's precision (float
+  // read as such: half the bytes and no conversion in HDF5; widened to
+  // double, exactly, where the series take their values), its memory kept
+  // for the next block (the catalogue is read one block at a time).
+  struct ReadColumn {
+    std::vector<double> wide;
+    std::vector<float> narrow;
+    bool single = false;
+    void read(const h5::File& file, const std::string& name, hsize_t start, hsize_t rows) {
+      single = file.holds_single_precision(name);
+      if (single)
+        file.read_rows_into(name, start, rows, narrow);
+      else
+        file.read_rows_into(name, start, rows, wide);
+    }
+    void copy(std::int64_t at, std::int64_t n, std::vector<double>& to) const {
+      if (single)
+        to.assign(narrow.begin() + at, narrow.begin() + at + n);
+      else
+        to.assign(wide.begin() + at, wide.begin() + at + n);
+    }
+  };
+  ReadColumn columns_[4];
 };
 
 }  // namespace
