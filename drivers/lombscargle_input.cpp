@@ -229,13 +229,13 @@ class SyntheticSeries {
   std::vector<double> common_;
 };
 
+// Series a thread copies at least, reading a chunk (a few microseconds each).
+constexpr std::size_t series_per_copy_thread = 512;
+
 // An HDF5 catalogue: y 2-D (series x samples) or 1-D (one series), t, dy and
 // weights of y's shape or one shared row; or, with input.count or
 // input.start, the ragged layout: every array 1-D, the series one after
 // another.
-// Series a thread copies at least, reading a chunk (a few microseconds each).
-constexpr std::size_t series_per_copy_thread = 512;
-
 class Hdf5Catalogue {
  public:
   Hdf5Catalogue(const std::string& file, const config::Config& config)
@@ -263,6 +263,9 @@ class Hdf5Catalogue {
     } else {
       read_starts(config.string(ragged_by));
     }
+    for (int column : {t, y, dy, weights})
+      if (!names_[column].empty() && shared_[column].empty())
+        columns_[column].single = in_.holds_single_precision(names_[column]);
     const std::string ids_name = config.string("input.ids");
     if (!ids_name.empty()) {
       const h5::Dims dims = in_.dataset_dims(ids_name);
@@ -395,9 +398,8 @@ class Hdf5Catalogue {
   struct ReadColumn {
     std::vector<double> wide;
     std::vector<float> narrow;
-    bool single = false;
+    bool single = false;  // the dataset's precision, found when the catalogue is opened
     void read(const h5::File& file, const std::string& name, hsize_t start, hsize_t rows) {
-      single = file.holds_single_precision(name);
       if (single)
         file.read_rows_into(name, start, rows, narrow);
       else

@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <string>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -94,9 +93,7 @@ ModelFit fit_model(const Series& series, double frequency, const Options& option
     throw OptionError("form", "the multi-term model belongs to the generalized form (astropy's nterms)");
   const std::size_t n = series.t.size();
   const int bias = options.fit_mean ? 1 : 0;
-  if (options.nterms < 1 || options.nterms > max_nterms)
-    throw OptionError("nterms",
-                      "nterms must be 1 to " + std::to_string(max_nterms) + ", got " + std::to_string(options.nterms));
+  check_options(options);  // nterms within [1, max_nterms]: the work arrays below are sized by max_nterms
   const std::size_t p = static_cast<std::size_t>(bias) + 2 * static_cast<std::size_t>(options.nterms);
   // One work allocation (a summary fits every series of a catalogue on
   // every host thread at once): the p columns of the weighted design matrix, the
