@@ -55,6 +55,10 @@ void add_poisson_schema(config::Schema& schema) {
              "spectral: the build's FFT library (FFTW3 on CPUs, cuFFT on CUDA; HIP: the portable kernels) or "
              "portable, portasolve's own Kokkos FFT kernels (what a HIP build runs)",
              poisson::spectral_fft_names(), poisson::name_of(defaults.spectral_fft));
+  add_choice(schema, "poisson.spectral.length",
+             "spectral, dirichlet: fast runs the row transforms at the nearest length whose FFT is fast (the "
+             "columns added beyond the grid are an embedding, corrected exactly), exact at the grid's own length",
+             poisson::spectral_length_names(), poisson::name_of(defaults.spectral_length));
   add_integer(schema, "poisson.max_iterations", "sweeps (Jacobi) or steps (CG) at most", defaults.max_iterations)
       .at_least(0);
   add_real(schema, "poisson.tolerance", "stop at this relative residual (0: run max_iterations)", defaults.tolerance)
@@ -164,6 +168,7 @@ const OptionTable<ps::SolverOptions>& solver_option_table() {
           {"multigrid.fmg", value(&O::multigrid, &M::fmg)},
           {"multigrid.jacobi_omega", value(&O::multigrid, &M::jacobi_omega)},
           {"spectral_fft", "poisson.spectral.fft", choice(ps::spectral_fft_from_name, &O::spectral_fft)},
+          {"spectral_length", "poisson.spectral.length", choice(ps::spectral_length_from_name, &O::spectral_length)},
       }};
   return table;
 }
@@ -502,8 +507,13 @@ void run_typed(RunContext& context) {
     output.set_attribute("blocked_kernel", ps::name_of(ps::chosen_blocked_kernel(options, loaded.rows, loaded.cols)));
   if (options.method == ps::Method::cg)
     output.set_attribute("cg_preconditioner", ps::name_of(options.cg_preconditioner));
-  if (report.method == ps::Method::spectral)
+  if (report.method == ps::Method::spectral) {
     output.set_attribute("fft", options.spectral_fft == ps::SpectralFft::portable ? "portable" : fft::library_name());
+    if (options.boundary == ps::Boundary::dirichlet)
+      output.set_attribute(
+          "spectral_row_length",
+          ps::spectral_row_length(std::int64_t(loaded.cols) - 2, options.spectral_fft, options.spectral_length));
+  }
   if (options.method == ps::Method::cg_fused)
     output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
   output.set_attribute("iterations", report.iterations);
@@ -676,7 +686,14 @@ Preflight preflight_poisson(const config::Config& config) {
   }
   // spectral: the interior, its row transforms and two transposed copies;
   // on CUDA the sine transforms' extended rows and their spectra as much again.
-  if (solver == "spectral") plan.memory.device(8 * n, t);
+  // Dirichlet rows run at the transform length, up to twice the width (portable FFT).
+  if (solver == "spectral") {
+    const double cols = std::max(size.cols - 2, 1.0);
+    const double width = double(
+        ps::spectral_row_length(std::int64_t(cols), ps::spectral_fft_from_name(config.string("poisson.spectral.fft")),
+                                ps::spectral_length_from_name(config.string("poisson.spectral.length"))));
+    plan.memory.device(8 * n * std::max(1.0, width / cols), t);
+  }
   if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
     plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row
   // Host, in float64: while loading the image, its copy, B, the start and the

@@ -40,6 +40,29 @@ PORTASOLVE_NAMED_ENUM(Boundary, boundary_names, boundary_from_name, "Poisson bou
                       "periodic")
 PORTASOLVE_NAMED_ENUM(SpectralFft, spectral_fft_names, spectral_fft_from_name, "Poisson spectral FFT", "library",
                       "portable")
+PORTASOLVE_NAMED_ENUM(SpectralLength, spectral_length_names, spectral_length_from_name, "Poisson spectral length",
+                      "fast", "exact")
+
+namespace {
+// Whether k's only prime factors are 2, 3, 5 and 7: the radices cuFFT and
+// FFTW run directly (others: larger codelets or Bluestein's algorithm).
+bool seven_smooth(std::int64_t k) {
+  for (const std::int64_t p : {2, 3, 5, 7})
+    while (k % p == 0) k /= p;
+  return k == 1;
+}
+bool power_of_two(std::int64_t k) { return (k & (k - 1)) == 0; }
+}  // namespace
+
+std::int64_t spectral_row_length(std::int64_t interior_cols, SpectralFft fft, SpectralLength length) {
+  if (length == SpectralLength::exact || interior_cols < 1) return interior_cols;
+  // The portable kernels run power-of-two lengths as Stockham passes, the
+  // others by Bluestein's convolution at 4x or more the work.
+  const bool portable = fft == SpectralFft::portable || !fft::library_available;
+  std::int64_t width = interior_cols;
+  while (!(portable ? power_of_two(width + 1) : seven_smooth(width + 1))) ++width;
+  return width;
+}
 
 CgKernel chosen_cg_kernel(const SolverOptions& options) {
   if (options.cg_kernel != CgKernel::automatic) return options.cg_kernel;

@@ -91,6 +91,16 @@ enum class Boundary { dirichlet, neumann, periodic };
 // host build runs to check or time what a HIP build runs.
 enum class SpectralFft { library, portable };
 
+// The length the dirichlet spectral solve's row transforms run at. fast: the
+// nearest n' >= n (n the interior's columns) whose FFTs are fast, n' + 1
+// factoring into 2, 3, 5 and 7 on the libraries, a power of two on the
+// portable kernels; the n' - n columns added beyond the interior are an
+// embedding, the right boundary enforced on its column by a capacitance
+// correction (spectral.cpp), exact to rounding as the plain solve.
+// exact: at n itself (8192 columns: n + 1 = 8191 is prime, and FFTs of
+// such lengths run Bluestein's algorithm, 3-8x slower).
+enum class SpectralLength { fast, exact };
+
 struct SolverOptions {
   Method method = Method::jacobi;
   Boundary boundary = Boundary::dirichlet;
@@ -112,6 +122,7 @@ struct SolverOptions {
   MultigridOptions multigrid;
   CgPreconditioner cg_preconditioner = CgPreconditioner::none;  // Method::cg only
   SpectralFft spectral_fft = SpectralFft::library;              // Method::spectral only
+  SpectralLength spectral_length = SpectralLength::fast;        // Method::spectral, dirichlet only
 };
 
 const std::vector<std::string>& method_names();          // "jacobi", ..., "multigrid", "spectral", "auto"
@@ -138,6 +149,14 @@ std::string name_of(CgPreconditioner preconditioner);
 const std::vector<std::string>& spectral_fft_names();  // "library", "portable"
 SpectralFft spectral_fft_from_name(const std::string& name);
 std::string name_of(SpectralFft fft);
+const std::vector<std::string>& spectral_length_names();  // "fast", "exact"
+SpectralLength spectral_length_from_name(const std::string& name);
+std::string name_of(SpectralLength length);
+
+// n' of SpectralLength for an interior of `interior_cols` columns: the
+// dirichlet spectral solve's row transform length (the workspace holds
+// three grids of that width).
+std::int64_t spectral_row_length(std::int64_t interior_cols, SpectralFft fft, SpectralLength length);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);
 MultigridSmoother multigrid_smoother_from_name(const std::string& name);
 std::string name_of(MultigridCycle cycle);

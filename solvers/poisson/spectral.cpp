@@ -12,9 +12,30 @@
 // S / (2(n+1))) gives U. Two transforms instead of four, no transposes, and
 // the columns walked with consecutive threads on consecutive modes (Hockney's
 // method). The neumann and periodic boundaries: spectral_whole_grid.cpp.
+//
+// Rows of a fast length (SpectralLength::fast). A DST-I of n points is an FFT
+// of 2(n+1); where n+1 has a large prime factor (8192 columns: 8191) the
+// libraries run Bluestein's algorithm, several times slower. The rows then run
+// at n' > n, n'+1 of small factors: the interior is embedded in m x n' points
+// whose column n (the right ring) becomes an unknown, and a source s on that
+// column makes it equal the ring values g. By linearity the embedded solution
+// is X0 + R s with X0 the solve without source and R s its response; on column
+// n that is X0[:, n] + K s with K = sum_q w_q^2 (L_m + lambda_q)^-1 / (2(n'+1)),
+// w_q = 2 sin(pi (n+1)(q+1) / (n'+1)). K is diagonal in the DST-I modes p of
+// the columns: kappa_p is the (n, n) entry of (L_n' + nu_p)^-1, nu_p = L_m's
+// eigenvalues, in closed form (capacitance_inverse below). So
+//   s = K^-1 (g - X0[:, n])         (two DST-I of one column, length m)
+// and the response is added to the modes before the inverse transform:
+//   U_q += w_q (L_m + lambda_q)^-1 s / (2(n'+1))   (a second Thomas walk).
+// Columns 0..n-1 then satisfy the original equations with column n = g; the
+// columns beyond n are discarded. Cost: one reduction and one Thomas walk
+// more, against two Bluestein transforms.
 #include <cmath>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/workspace_cache.hpp"
 #include "solvers/poisson/detail/methods.hpp"
@@ -25,15 +46,35 @@ namespace portasolve::poisson::detail {
 
 namespace {
 
-// folded(i-1, j-1) = B[i,j] minus the ring values among (i,j)'s neighbours:
-// L X = B with X's ring fixed is L_interior U = folded.
+// The interior's points as (i, j), 0 <= i < m, 0 <= j < width (the rows'
+// transform length, >= n): the kernels that fill the transform's input
+// write zeros in the columns beyond the interior.
+inline GridRectangle padded_interior(std::int64_t m, std::int64_t width) {
+  return GridRectangle{0, 0, static_cast<int>(m), static_cast<int>(width)};
+}
+
+// folded(i, j) = B[i+1, j+1] minus the ring values among its neighbours:
+// L X = B with X's ring fixed is L_interior U = folded. Only the points next
+// to the ring have ring neighbours; the others copy B (the difference with
+// four zeros, the same bits). An embedded solve leaves the right ring out
+// (its column is an unknown there, enforced by the capacitance correction);
+// the columns beyond the interior are zero.
 template <class T>
 struct FoldBoundary {
   View2D<const T> x, rhs;
   View2D<T> folded;
+  bool fold_right_ring;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
-    folded(i - 1, j - 1) = rhs(i, j) - (ring_value(x, i - 1, j) + ring_value(x, i + 1, j) + ring_value(x, i, j - 1) +
-                                        ring_value(x, i, j + 1));
+    const std::int64_t m = x.extent(0) - 2, n = x.extent(1) - 2;
+    if (j >= n) {
+      folded(i, j) = T(0);
+    } else if (i > 0 && i + 1 < m && j > 0 && j + 1 < n) {
+      folded(i, j) = rhs(i + 1, j + 1);
+    } else {
+      const T right = fold_right_ring || j + 1 < n ? ring_value(x, i + 1, j + 2) : T(0);
+      folded(i, j) =
+          rhs(i + 1, j + 1) - (ring_value(x, i, j + 1) + ring_value(x, i + 2, j + 1) + ring_value(x, i + 1, j) + right);
+    }
   }
 };
 
@@ -48,14 +89,15 @@ struct WriteInterior {
 
 // The residual B - L X of the whole current x (ring included) on the
 // interior, formed in Sum and rounded once: a refinement step's right-hand
-// side, with a zero ring (the correction's boundary).
+// side, with a zero ring (the correction's boundary); zeros beyond column n.
 template <class T>
 struct InteriorResidual {
   View2D<const T> x, rhs;
   View2D<T> residual;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
     using Sum = typename Accumulator<T>::type;
-    residual(i - 1, j - 1) = T(Sum(rhs(i, j)) - laplacian_at<Sum>(x, i, j));
+    residual(i, j) =
+        j < std::int64_t(x.extent(1)) - 2 ? T(Sum(rhs(i + 1, j + 1)) - laplacian_at<Sum>(x, i + 1, j + 1)) : T(0);
   }
 };
 
@@ -90,78 +132,279 @@ struct ThomasFactors {
   }
 };
 
-// One mode's tridiagonal system down its column, in place: forward
-// d_i = (g_i - d_{i-1}) c_i, backward u_i = d_i - c_i u_{i+1}, in double,
-// u scaled by `scale` (the inverse transform's 1 / (2(n+1))) when stored.
+// Mode q's tridiagonal system down its column: forward d_i = (g_i - d_{i-1})
+// c_i into eliminated(i, q), backward u_i = d_i - c_i u_{i+1}, in double,
+// each u_i handed to store(i, u). rhs(i) gives g_i; rows are read in chunks.
+template <class T, class Rhs, class Store>
+KOKKOS_INLINE_FUNCTION void thomas_walk(const int q, const View2D<const T>& factors, const View2D<T>& eliminated,
+                                        const Rhs& rhs, const Store& store) {
+  const int m = int(eliminated.extent(0));
+  T g[column_chunk], c[column_chunk];
+  double d = 0;
+  for (int first = 0; first < m; first += column_chunk) {
+    const int count = m - first < column_chunk ? m - first : column_chunk;
+    for (int k = 0; k < column_chunk; ++k)
+      if (k < count) {
+        g[k] = rhs(first + k);
+        c[k] = factors(first + k, q);
+      }
+    for (int k = 0; k < column_chunk; ++k)
+      if (k < count) {
+        d = (double(g[k]) - d) * double(c[k]);
+        eliminated(first + k, q) = T(d);
+      }
+  }
+  double u = 0;
+  for (int last = m - 1; last >= 0; last -= column_chunk) {
+    const int count = last + 1 < column_chunk ? last + 1 : column_chunk;
+    for (int k = 0; k < column_chunk; ++k)
+      if (k < count) {
+        g[k] = eliminated(last - k, q);
+        c[k] = factors(last - k, q);
+      }
+    for (int k = 0; k < column_chunk; ++k)
+      if (k < count) {
+        u = double(g[k]) - double(c[k]) * u;
+        store(last - k, u);
+      }
+  }
+}
+
+// The column solves of one transform of the rows, per mode q (a thread
+// each). SolveModes: in place on the modes, u scaled by `scale` (the inverse
+// transform's 1 / (2(n'+1))) when stored. AddSourceResponse (embedded
+// solves): modes(:, q) += weight_q scale (L_m + lambda_q)^-1 s, the
+// elimination kept in `scratch`.
+struct SolveModes {};
+struct AddSourceResponse {};
+
 template <class T>
 struct ColumnSolve {
   View2D<T> modes;
   View2D<const T> factors;
   double scale;
-  KOKKOS_INLINE_FUNCTION void operator()(const int q) const {
-    const int m = int(modes.extent(0));
-    T g[column_chunk], c[column_chunk];
-    double d = 0;
-    for (int first = 0; first < m; first += column_chunk) {
-      const int count = m - first < column_chunk ? m - first : column_chunk;
-      for (int k = 0; k < column_chunk; ++k)
-        if (k < count) {
-          g[k] = modes(first + k, q);
-          c[k] = factors(first + k, q);
-        }
-      for (int k = 0; k < column_chunk; ++k)
-        if (k < count) {
-          d = (double(g[k]) - d) * double(c[k]);
-          modes(first + k, q) = T(d);
-        }
+  View1D<const double> source, weights;
+  View2D<T> scratch;
+  KOKKOS_INLINE_FUNCTION void operator()(SolveModes, const int q) const {
+    const View2D<T>& u = modes;
+    thomas_walk<T>(
+        q, factors, modes, [&](const int i) { return u(i, q); },
+        [&](const int i, const double value) { u(i, q) = T(value * scale); });
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(AddSourceResponse, const int q) const {
+    const View2D<T>& u = modes;
+    const View1D<const double>& s = source;
+    const double weight = weights(q) * scale;
+    thomas_walk<T>(
+        q, factors, scratch, [&](const int i) { return T(s(i)); },
+        [&](const int i, const double value) { u(i, q) += T(weight * value); });
+  }
+};
+
+// The same column solves on hosts, a block of consecutive modes per thread
+// walking the rows: each row's block is contiguous (the modes innermost,
+// vectorised), where a thread per mode reads a cache line per row. The same
+// operations in the same order as ColumnSolve: the same bits.
+constexpr int host_mode_block = 64;
+
+template <class T>
+struct ColumnBlocks {
+  ColumnSolve<T> columns;
+
+  // Modes first .. first + count - 1 of block `block`.
+  struct Range {
+    int first, count;
+  };
+  Range range(const int block) const {
+    const int first = block * host_mode_block, width = int(columns.modes.extent(1));
+    return {first, width - first < host_mode_block ? width - first : host_mode_block};
+  }
+
+  void operator()(SolveModes, const int block) const {
+    const auto [first, count] = range(block);
+    const int m = int(columns.modes.extent(0));
+    double d[host_mode_block] = {};
+    for (int i = 0; i < m; ++i) {
+      T* row = &columns.modes(i, first);
+      const T* c = &columns.factors(i, first);
+      for (int k = 0; k < count; ++k) {
+        d[k] = (double(row[k]) - d[k]) * double(c[k]);
+        row[k] = T(d[k]);
+      }
     }
-    double u = 0;
-    for (int last = m - 1; last >= 0; last -= column_chunk) {
-      const int count = last + 1 < column_chunk ? last + 1 : column_chunk;
-      for (int k = 0; k < column_chunk; ++k)
-        if (k < count) {
-          g[k] = modes(last - k, q);
-          c[k] = factors(last - k, q);
-        }
-      for (int k = 0; k < column_chunk; ++k)
-        if (k < count) {
-          u = double(g[k]) - double(c[k]) * u;
-          modes(last - k, q) = T(u * scale);
-        }
+    double u[host_mode_block] = {};
+    for (int i = m - 1; i >= 0; --i) {
+      T* row = &columns.modes(i, first);
+      const T* c = &columns.factors(i, first);
+      for (int k = 0; k < count; ++k) {
+        u[k] = double(row[k]) - double(c[k]) * u[k];
+        row[k] = T(u[k] * columns.scale);
+      }
+    }
+  }
+
+  void operator()(AddSourceResponse, const int block) const {
+    const auto [first, count] = range(block);
+    const int m = int(columns.modes.extent(0));
+    double d[host_mode_block] = {}, weight[host_mode_block];
+    for (int k = 0; k < count; ++k) weight[k] = columns.weights(first + k) * columns.scale;
+    for (int i = 0; i < m; ++i) {
+      const double g = double(T(columns.source(i)));
+      T* row = &columns.scratch(i, first);
+      const T* c = &columns.factors(i, first);
+      for (int k = 0; k < count; ++k) {
+        d[k] = (g - d[k]) * double(c[k]);
+        row[k] = T(d[k]);
+      }
+    }
+    double u[host_mode_block] = {};
+    for (int i = m - 1; i >= 0; --i) {
+      const T* eliminated = &columns.scratch(i, first);
+      const T* c = &columns.factors(i, first);
+      T* row = &columns.modes(i, first);
+      for (int k = 0; k < count; ++k) {
+        u[k] = double(eliminated[k]) - double(c[k]) * u[k];
+        row[k] += T(weight[k] * u[k]);
+      }
     }
   }
 };
 
+// Runs the column solves of phase Tag: a thread per mode on GPUs, blocks of
+// modes on hosts.
+template <class Tag, class T>
+void solve_columns(const ExecSpace& exec, const char* name, const ColumnSolve<T>& columns) {
+  const int width = int(columns.modes.extent(1));
+  if constexpr (host_execution) {
+    const int blocks = (width + host_mode_block - 1) / host_mode_block;
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Tag>(exec, 0, blocks), ColumnBlocks<T>{columns});
+  } else {
+    Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace, Tag>(exec, 0, width), columns);
+  }
+}
+
+// The embedded solve's mismatch on the ring's column n: target(i) - X0(i, n),
+// X0(i, n) = sum_q w_q modes(i, q) (the inverse transform's value there),
+// summed in double by a team per row. target is the right ring of x, or zero
+// (a refinement step's correction).
+template <class T>
+struct RingColumnMismatch {
+  View2D<const T> modes, x;
+  View1D<const double> weights;
+  bool zero_target;
+  View2D<double> mismatch;  // 1 x m, the column transform's row
+  using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
+  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+    const int i = team.league_rank();
+    double value = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, int(modes.extent(1))),
+        [&](const int q, double& sum) { sum += weights(q) * double(modes(i, q)); }, value);
+    Kokkos::single(Kokkos::PerTeam(team), [&] {
+      const double target = zero_target ? 0.0 : double(x(i + 1, x.extent(1) - 1));
+      mismatch(0, i) = target - value;
+    });
+  }
+};
+
+struct ScaleColumnModes {
+  View2D<double> values;
+  View1D<const double> factors;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p) const { values(0, p) *= factors(p); }
+};
+
+// 1 / (kappa_p 2(m+1)) for the columns' modes p: kappa_p, the (c, c) entry
+// (c = n + 1 of 1..N, N = n') of (L_N + nu_p)^-1, nu_p = -mu_p = -4 sin^2(pi
+// (p+1) / (2(m+1))), is -sinh(c theta) sinh((N+1-c) theta) / (sinh(theta)
+// sinh((N+1) theta)) with cosh(theta) = 1 + mu_p / 2 (the 1-D Green's
+// function), written with t = exp(-theta) and expm1 so that neither large
+// N theta overflows nor small theta cancels; theta = 2 asinh(sqrt(mu_p) / 2).
+// The 2(m+1) is the column transform's inverse scale.
+inline std::vector<double> capacitance_inverse(std::int64_t m, std::int64_t n, std::int64_t width) {
+  const double pi = std::acos(-1.0);
+  const double c = double(n + 1), size = double(width);
+  std::vector<double> values(static_cast<std::size_t>(m));
+  for (std::int64_t p = 0; p < m; ++p) {
+    const double theta = 2 * std::asinh(std::sin(pi * double(p + 1) / double(2 * (m + 1))));
+    const double one_minus = -std::expm1(-2 * theta);
+    const double green = std::exp(-theta) * -std::expm1(-2 * c * theta) * -std::expm1(-2 * (size + 1 - c) * theta) /
+                         (one_minus * -std::expm1(-2 * (size + 1) * theta));
+    values[std::size_t(p)] = 1 / (-green * double(2 * (m + 1)));
+  }
+  return values;
+}
+
+inline View1D<double> device_copy(const ExecSpace& exec, const char* label, const std::vector<double>& values) {
+  View1D<double> device(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
+  const Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values.data(),
+                                                                                                     values.size());
+  Kokkos::deep_copy(exec, device, host);
+  exec.fence();  // the host vector goes with the caller
+  return device;
+}
+
 // What a Dirichlet solve of one shape needs besides x and B: built once and
-// kept for the next solve of that shape (core/workspace_cache.hpp).
+// kept for the next solve of that shape (core/workspace_cache.hpp). The rows
+// are `width` long (spectral_row_length); an embedded solve (width > n) also
+// keeps the capacitance correction's column transform and factors.
 template <class T>
 struct DirichletWorkspace {
-  using Key = std::tuple<std::int64_t, std::int64_t, fft::Implementation>;  // rows, cols, FFT
+  using Key = std::tuple<std::int64_t, std::int64_t, fft::Implementation, std::int64_t>;  // rows, cols, FFT, width
+  std::int64_t n, width;
   View2D<T> interior, modes, factors;
   fft::Plan<T> row_transform;
+  // Embedded solves only.
+  std::optional<fft::Plan<double>> column_transform;
+  View1D<double> ring_weights, capacitance;
+  View2D<double> column, column_modes;
 
   // Built on exec (its Thomas factors computed there); a kept workspace was
   // last used by a solve that ended with a host reduction on its instance,
   // so nothing still runs on it when another solve takes it.
-  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n, fft::Implementation fft)
-      : interior(spectral_grid<T>("spectral_interior", m, n)),
-        modes(spectral_grid<T>("spectral_modes", m, n)),
-        factors(spectral_grid<T>("spectral_thomas_factors", m, n)),
-        row_transform(fft::Kind::dst1, n, m, fft::Planning::estimate, fft::Threading::library, fft) {
+  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n_, std::int64_t width_,
+                     fft::Implementation fft)
+      : n(n_),
+        width(width_),
+        interior(spectral_grid<T>("spectral_interior", m, width)),
+        modes(spectral_grid<T>("spectral_modes", m, width)),
+        factors(spectral_grid<T>("spectral_thomas_factors", m, width)),
+        row_transform(fft::Kind::dst1, width, m, fft::Planning::estimate, fft::Threading::library, fft) {
     const View1D<double> eigenvalues =
-        second_difference_eigenvalues<double>(exec, n, 1, std::acos(-1.0) / double(2 * (n + 1)));
-    Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+        second_difference_eigenvalues<double>(exec, width, 1, std::acos(-1.0) / double(2 * (width + 1)));
+    Kokkos::parallel_for("spectral_thomas_factors", Kokkos::RangePolicy<ExecSpace>(exec, 0, width),
                          ThomasFactors<T>{factors, eigenvalues});
+    if (width == n) return;
+    column_transform.emplace(fft::Kind::dst1, m, 1, fft::Planning::estimate, fft::Threading::library, fft);
+    column = spectral_grid<double>("spectral_ring_column", 1, m);
+    column_modes = spectral_grid<double>("spectral_ring_column_modes", 1, m);
+    const double pi = std::acos(-1.0);
+    std::vector<double> weights(static_cast<std::size_t>(width));
+    for (std::int64_t q = 0; q < width; ++q)
+      weights[std::size_t(q)] = 2 * std::sin(pi * double((n + 1) * (q + 1) % (2 * (width + 1))) / double(width + 1));
+    ring_weights = device_copy(exec, "spectral_ring_weights", weights);
+    capacitance = device_copy(exec, "spectral_capacitance", capacitance_inverse(m, n, width));
   }
 };
 
-// U = L_interior^-1 of w.interior, in place.
+// U = L_interior^-1 of w.interior, in place; an embedded solve makes column
+// n equal the right ring of x (zero_ring: zero, a refinement's correction).
 template <class T>
-void apply_inverse(const ExecSpace& exec, DirichletWorkspace<T>& w) {
-  const std::int64_t n = w.interior.extent(1);
+void apply_inverse(const ExecSpace& exec, DirichletWorkspace<T>& w, const View2D<T>& x, bool zero_ring) {
+  const std::int64_t m = w.interior.extent(0), width = w.width;
+  const double scale = 1.0 / double(2 * (width + 1));
   w.row_transform.execute(exec, w.interior, w.modes);
-  Kokkos::parallel_for("spectral_column_solve", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
-                       ColumnSolve<T>{w.modes, w.factors, 1.0 / double(2 * (n + 1))});
+  solve_columns<SolveModes>(exec, "spectral_column_solve", ColumnSolve<T>{w.modes, w.factors, scale, {}, {}, {}});
+  if (w.column_transform) {
+    Kokkos::parallel_for("spectral_ring_mismatch", Kokkos::TeamPolicy<ExecSpace>(exec, int(m), Kokkos::AUTO),
+                         RingColumnMismatch<T>{w.modes, x, w.ring_weights, zero_ring, w.column});
+    w.column_transform->execute(exec, w.column, w.column_modes);
+    Kokkos::parallel_for("spectral_capacitance", Kokkos::RangePolicy<ExecSpace>(exec, 0, m),
+                         ScaleColumnModes{w.column_modes, w.capacitance});
+    w.column_transform->execute(exec, w.column_modes, w.column);
+    const View1D<const double> source(w.column.data(), m);
+    solve_columns<AddSourceResponse>(exec, "spectral_ring_source_response",
+                                     ColumnSolve<T>{w.modes, w.factors, scale, source, w.ring_weights, w.interior});
+  }
   w.row_transform.execute(exec, w.modes, w.interior);
 }
 
@@ -179,10 +422,12 @@ void solve_dirichlet(const ExecSpace& exec, const View2D<T>& x, const View2D<T>&
                      CheckSchedule& schedule) {
   const std::int64_t rows = x.extent(0), cols = x.extent(1), m = rows - 2, n = cols - 2;
   const fft::Implementation fft = fft_implementation(options.spectral_fft);
-  const BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols, fft},
-                                                   [&] { return DirichletWorkspace<T>(exec, m, n, fft); });
-  for_interior(exec, "spectral_fold_boundary", rows, cols, FoldBoundary<T>{x, rhs, w->interior});
-  apply_inverse(exec, *w);
+  const std::int64_t width = spectral_row_length(n, options.spectral_fft, options.spectral_length);
+  const BorrowedWorkspace<DirichletWorkspace<T>> w({rows, cols, fft, width},
+                                                   [&] { return DirichletWorkspace<T>(exec, m, n, width, fft); });
+  const GridRectangle padded = padded_interior(m, width);
+  for_rectangle(exec, "spectral_fold_boundary", padded, FoldBoundary<T>{x, rhs, w->interior, width == n});
+  apply_inverse(exec, *w, x, false);
   for_interior(exec, "spectral_write_interior", rows, cols, WriteInterior<T>{w->interior, x});
   // Refinement runs only when a tolerance asks for it and is not yet met.
   for (std::int64_t solves = 1;; ++solves) {
@@ -196,8 +441,8 @@ void solve_dirichlet(const ExecSpace& exec, const View2D<T>& x, const View2D<T>&
       schedule.report().stop_reason = "direct";
       return;
     }
-    for_interior(exec, "spectral_residual", rows, cols, InteriorResidual<T>{x, rhs, w->interior});
-    apply_inverse(exec, *w);
+    for_rectangle(exec, "spectral_residual", padded, InteriorResidual<T>{x, rhs, w->interior});
+    apply_inverse(exec, *w, x, true);
     for_interior(exec, "spectral_add_correction", rows, cols, AddCorrection<T>{w->interior, x});
   }
 }

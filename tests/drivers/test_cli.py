@@ -1255,6 +1255,26 @@ class Poisson(Folder):
                          for a, b in zip(ra, rb))
         self.assertLess(difference, 1e-8)
 
+    def test_spectral_rows_of_a_fast_length_give_the_exact_lengths_solution(self):
+        # 212 columns: n + 1 = 211 is prime; fast runs the rows at 215 (216 = 2^3 3^3) with the capacitance
+        # correction, exact at 210. The result file records the length; the solutions agree to rounding.
+        config = os.path.join(CONFIGS, "poisson_image_spectral.yaml")
+        solutions, lengths = {}, {}
+        for length in ("fast", "exact"):
+            out = os.path.join(self.dir, f"{length}.h5")
+            self.run_ok(config, out, f"poisson.spectral.length={length}", "problem.source=synthetic",
+                        "problem.rows=40", "problem.cols=212", "output.pgm=''")
+            with h5py.File(out, "r") as f:
+                output = f["output"].attrs
+                lengths[length] = int(output["spectral_row_length"])
+                portable = output["fft"] == "portable"  # a HIP build: power-of-two lengths
+                self.assertLessEqual(output["relative_residual"], 1e-12)
+                solutions[length] = f["output/solution"][()]
+        self.assertEqual(lengths, {"fast": 255 if portable else 215, "exact": 210})
+        difference = max(abs(float(a) - float(b)) for ra, rb in zip(solutions["fast"], solutions["exact"])
+                         for a, b in zip(ra, rb))
+        self.assertLess(difference, 1e-9)
+
     def test_gradient_domain_rebuild_with_neumann_edges(self):
         # B = the image's Laplacian with mirrored edges on the whole grid: the answer is the image up to a
         # constant; the solver returns the zero-mean one, the PGM adds the mean back.

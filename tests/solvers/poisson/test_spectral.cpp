@@ -74,12 +74,14 @@ Problem random_problem(std::size_t rows, std::size_t cols, unsigned seed) {
 
 template <class T>
 HostGrid run_spectral(const Problem& problem, SolveReport* report = nullptr, double tolerance = 0,
-                      Boundary boundary = Boundary::dirichlet, SpectralFft fft = SpectralFft::library) {
+                      Boundary boundary = Boundary::dirichlet, SpectralFft fft = SpectralFft::library,
+                      SpectralLength length = SpectralLength::fast) {
   SolverOptions options;
   options.method = Method::spectral;
   options.boundary = boundary;
   options.tolerance = tolerance;
   options.spectral_fft = fft;
+  options.spectral_length = length;
   auto x = to_device<T>(problem.start, "x");
   const auto b = to_device<T>(problem.rhs, "b");
   const SolveReport r = solve(x, b, options);
@@ -275,6 +277,71 @@ TEST(PoissonSpectral, ThePortableFftGivesTheExactSolutionsToo) {
           << name_of(boundary) << " float " << size.rows << "x" << size.cols;
     }
   }
+}
+
+// Transform lengths: n itself where n + 1 has only the factors 2, 3, 5, 7
+// (the libraries) or is a power of two (the portable kernels), else the next
+// such length; exact is always n.
+TEST(PoissonSpectral, RowLengthsAreTheNextFastOnes) {
+  const auto fast = [](std::int64_t n, SpectralFft fft) { return spectral_row_length(n, fft, SpectralLength::fast); };
+  const SpectralFft library = fft::library_available ? SpectralFft::library : SpectralFft::portable;
+  if (fft::library_available) {
+    EXPECT_EQ(fast(8190, library), 8191);  // 8191 prime -> 8192
+    EXPECT_EQ(fast(2046, library), 2047);  // 2047 = 23 x 89 -> 2048
+    EXPECT_EQ(fast(398, library), 399);    // 399 = 3 x 7 x 19 -> 400 = 2^4 x 5^2
+    EXPECT_EQ(fast(62, library), 62);      // 63 = 3^2 x 7
+    EXPECT_EQ(fast(209, library), 209);    // 210 = 2 x 3 x 5 x 7
+  }
+  EXPECT_EQ(fast(1, SpectralFft::portable), 1);
+  EXPECT_EQ(fast(6, SpectralFft::portable), 7);
+  EXPECT_EQ(fast(8190, SpectralFft::portable), 8191);
+  EXPECT_EQ(fast(4097, SpectralFft::portable), 8191);
+  EXPECT_EQ(spectral_row_length(8190, library, SpectralLength::exact), 8190);
+}
+
+// Grids whose rows run embedded in longer transforms (n + 1 = 13, 23, 211
+// and 43 x 3; on the portable kernels most sizes) give the exact solution as
+// the plain solve does: the capacitance correction is exact, one row of
+// interior (m = 1) included.
+TEST(PoissonSpectral, EmbeddedRowsGiveTheExactSolution) {
+  const Size embedded[] = {{3, 14}, {12, 24}, {30, 212}, {9, 130}, {41, 14}};
+  for (const SpectralFft fft : {SpectralFft::library, SpectralFft::portable})
+    for (const Size size : embedded) {
+      const std::int64_t n = std::int64_t(size.cols) - 2;
+      ASSERT_GT(spectral_row_length(n, fft, SpectralLength::fast), n) << size.rows << "x" << size.cols;
+      const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 31 + size.cols));
+      const HostGrid want = reference_solution(problem.start, problem.rhs);
+      SolveReport report;
+      const HostGrid x = run_spectral<double>(problem, &report, 0, Boundary::dirichlet, fft);
+      EXPECT_LE(relative_difference(x, want), 1e-12) << name_of(fft) << " " << size.rows << "x" << size.cols;
+      EXPECT_LE(report.relative_residual, 1e-12) << name_of(fft) << " " << size.rows << "x" << size.cols;
+      const HostGrid plain = run_spectral<double>(problem, nullptr, 0, Boundary::dirichlet, fft, SpectralLength::exact);
+      EXPECT_LE(relative_difference(plain, want), 1e-12) << name_of(fft) << " exact " << size.rows << "x" << size.cols;
+      EXPECT_LE(relative_difference(run_spectral<float>(problem, nullptr, 0, Boundary::dirichlet, fft), want), 1e-5)
+          << name_of(fft) << " float " << size.rows << "x" << size.cols;
+      // The ring, the embedded column's target included, is never written.
+      for (std::size_t i = 0; i < size.rows; ++i) EXPECT_EQ(x(i, size.cols - 1), problem.start(i, size.cols - 1));
+    }
+}
+
+// A refinement step's right-hand side is the residual with a zero ring: on
+// an embedded grid the correction's column must be driven to zero, not to
+// the ring values (a float solve to 1e-6, below one solve's rounding).
+TEST(PoissonSpectral, EmbeddedRefinementReachesTolerance) {
+  const HostGrid image = testing::test_image(50, 212);  // n + 1 = 211, prime
+  ASSERT_GT(spectral_row_length(210, SpectralFft::library, SpectralLength::fast), 210);
+  const Problem problem = reconstruction_problem(image);
+  const double reference = testing::host_residual_norm(problem.start, problem.rhs);
+  SolveReport one, refined;
+  const HostGrid x_one = run_spectral<float>(problem, &one);
+  const HostGrid x = run_spectral<float>(problem, &refined, 1e-6);
+  const double one_residual = testing::host_residual_norm(x_one, problem.rhs) / reference;
+  const double residual = testing::host_residual_norm(x, problem.rhs) / reference;
+  EXPECT_TRUE(refined.converged) << refined.relative_residual;
+  EXPECT_LE(residual, 1.1e-6);
+  EXPECT_LE(residual, one_residual);
+  EXPECT_LE(testing::max_abs_difference(x, image), testing::max_abs_difference(x_one, image));
+  EXPECT_LE(testing::max_abs_difference(x, image), 1e-3);
 }
 
 TEST(PoissonSpectral, IncompatibleDataIsAnInputError) {
