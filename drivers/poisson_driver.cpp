@@ -510,9 +510,9 @@ void run_typed(RunContext& context) {
   if (report.method == ps::Method::spectral) {
     output.set_attribute("fft", options.spectral_fft == ps::SpectralFft::portable ? "portable" : fft::library_name());
     if (options.boundary == ps::Boundary::dirichlet)
-      output.set_attribute(
-          "spectral_row_length",
-          ps::spectral_row_length(std::int64_t(loaded.cols) - 2, options.spectral_fft, options.spectral_length));
+      output.set_attribute("spectral_row_length",
+                           ps::spectral_row_length(std::int64_t(loaded.rows) - 2, std::int64_t(loaded.cols) - 2,
+                                                   options.spectral_fft, options.spectral_length));
   }
   if (options.method == ps::Method::cg_fused)
     output.set_attribute("cg_kernel", ps::name_of(ps::chosen_cg_kernel(options)));
@@ -688,11 +688,16 @@ Preflight preflight_poisson(const config::Config& config) {
   // on CUDA the sine transforms' extended rows and their spectra as much again.
   // Dirichlet rows run at the transform length, up to twice the width (portable FFT).
   if (solver == "spectral") {
-    const double cols = std::max(size.cols - 2, 1.0);
-    const double width = double(
-        ps::spectral_row_length(std::int64_t(cols), ps::spectral_fft_from_name(config.string("poisson.spectral.fft")),
-                                ps::spectral_length_from_name(config.string("poisson.spectral.length"))));
-    plan.memory.device(8 * n * std::max(1.0, width / cols), t);
+    double widening = 1;
+    if (config.string("poisson.boundary") == "dirichlet") {
+      const double rows = std::max(size.rows - 2, 1.0), cols = std::max(size.cols - 2, 1.0);
+      widening =
+          double(ps::spectral_row_length(std::int64_t(rows), std::int64_t(cols),
+                                         ps::spectral_fft_from_name(config.string("poisson.spectral.fft")),
+                                         ps::spectral_length_from_name(config.string("poisson.spectral.length")))) /
+          cols;
+    }
+    plan.memory.device(8 * n * widening, t);
   }
   if (solver == "cg" && config.string("poisson.cg.operator") == "crs")
     plan.memory.device(n, 8 + 5 * (8 + t));  // row map, 5 columns and values a row

@@ -125,6 +125,8 @@ class FftwEngine final : public Engine<T> {
   void run(const ExecSpace&, const void* in, void* out) override {
     // FFTW's new-array functions take non-const input; the flags above keep it unmodified.
     void* input = const_cast<void*>(in);
+    // Read and made without a lock: a Plan serves one thread at a time
+    // (fft.hpp), so no other run() of this engine can race on it.
     typename Fftw<T>::plan p = plan_;
     if (threading_ == Threading::library && !(Fftw<T>::simd_aligned(in) && Fftw<T>::simd_aligned(out))) {
       if (!unaligned_plan_) {

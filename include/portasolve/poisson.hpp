@@ -9,6 +9,8 @@
 //                multigrid | spectral | automatic, tolerance, max_iterations,
 //                boundary dirichlet | neumann | periodic (the last two:
 //                spectral and multigrid), spectral_fft library | portable,
+//                spectral_length fast | exact (dirichlet rows at the next
+//                fast FFT length, or at the grid's own),
 //                per-method tuning);
 //       on_check: called on the host after each residual check, may throw.
 //   poisson::solve(exec, x, rhs, options[, on_check]): the same on the

@@ -1,5 +1,6 @@
 #include "solvers/poisson/options.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -54,13 +55,20 @@ bool seven_smooth(std::int64_t k) {
 bool power_of_two(std::int64_t k) { return (k & (k - 1)) == 0; }
 }  // namespace
 
-std::int64_t spectral_row_length(std::int64_t interior_cols, SpectralFft fft, SpectralLength length) {
+std::int64_t spectral_row_length(std::int64_t interior_rows, std::int64_t interior_cols, SpectralFft fft,
+                                 SpectralLength length) {
   if (length == SpectralLength::exact || interior_cols < 1) return interior_cols;
+  std::int64_t width = interior_cols;
   // The portable kernels run power-of-two lengths as Stockham passes, the
   // others by Bluestein's convolution at 4x or more the work.
-  const bool portable = fft == SpectralFft::portable || !fft::library_available;
-  std::int64_t width = interior_cols;
-  while (!(portable ? power_of_two(width + 1) : seven_smooth(width + 1))) ++width;
+  if (fft == SpectralFft::portable || !fft::library_available) {
+    while (!power_of_two(width + 1)) width = (width + 1) | width;  // the next 2^k - 1
+  } else {
+    while (!seven_smooth(width + 1)) ++width;
+  }
+  // fft::Plan's limit on a DST-I batch: values of the extended rows in an int.
+  const std::int64_t int_range = std::numeric_limits<int>::max();
+  if (width >= int_range / 2 - 2 || interior_rows * (2 * width + 4) > int_range) return interior_cols;
   return width;
 }
 

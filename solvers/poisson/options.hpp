@@ -153,10 +153,12 @@ const std::vector<std::string>& spectral_length_names();  // "fast", "exact"
 SpectralLength spectral_length_from_name(const std::string& name);
 std::string name_of(SpectralLength length);
 
-// n' of SpectralLength for an interior of `interior_cols` columns: the
-// dirichlet spectral solve's row transform length (the workspace holds
-// three grids of that width).
-std::int64_t spectral_row_length(std::int64_t interior_cols, SpectralFft fft, SpectralLength length);
+// n' of SpectralLength for an interior of `interior_rows` x `interior_cols`
+// points: the dirichlet spectral solve's row transform length (the workspace
+// holds three grids of that width). n itself where the longer rows would
+// exceed the FFT libraries' int range (fft::Plan), which n's may not.
+std::int64_t spectral_row_length(std::int64_t interior_rows, std::int64_t interior_cols, SpectralFft fft,
+                                 SpectralLength length);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);
 MultigridSmoother multigrid_smoother_from_name(const std::string& name);
 std::string name_of(MultigridCycle cycle);

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "fft/fft.hpp"
+#include "solvers/poisson/detail/spectral_columns.hpp"
 #include "solvers/poisson/solver.hpp"
 #include "tests/solvers/poisson/reference.hpp"
 
@@ -283,7 +286,9 @@ TEST(PoissonSpectral, ThePortableFftGivesTheExactSolutionsToo) {
 // (the libraries) or is a power of two (the portable kernels), else the next
 // such length; exact is always n.
 TEST(PoissonSpectral, RowLengthsAreTheNextFastOnes) {
-  const auto fast = [](std::int64_t n, SpectralFft fft) { return spectral_row_length(n, fft, SpectralLength::fast); };
+  const auto fast = [](std::int64_t n, SpectralFft fft) {
+    return spectral_row_length(100, n, fft, SpectralLength::fast);
+  };
   const SpectralFft library = fft::library_available ? SpectralFft::library : SpectralFft::portable;
   if (fft::library_available) {
     EXPECT_EQ(fast(8190, library), 8191);  // 8191 prime -> 8192
@@ -296,7 +301,10 @@ TEST(PoissonSpectral, RowLengthsAreTheNextFastOnes) {
   EXPECT_EQ(fast(6, SpectralFft::portable), 7);
   EXPECT_EQ(fast(8190, SpectralFft::portable), 8191);
   EXPECT_EQ(fast(4097, SpectralFft::portable), 8191);
-  EXPECT_EQ(spectral_row_length(8190, library, SpectralLength::exact), 8190);
+  EXPECT_EQ(spectral_row_length(100, 8190, library, SpectralLength::exact), 8190);
+  // Rows longer than the FFT plans' int range allows stay at n.
+  EXPECT_EQ(spectral_row_length(30000, 32768, SpectralFft::portable, SpectralLength::fast), 32768);
+  EXPECT_EQ(spectral_row_length(100, 32768, SpectralFft::portable, SpectralLength::fast), 65535);
 }
 
 // Grids whose rows run embedded in longer transforms (n + 1 = 13, 23, 211
@@ -308,7 +316,8 @@ TEST(PoissonSpectral, EmbeddedRowsGiveTheExactSolution) {
   for (const SpectralFft fft : {SpectralFft::library, SpectralFft::portable})
     for (const Size size : embedded) {
       const std::int64_t n = std::int64_t(size.cols) - 2;
-      ASSERT_GT(spectral_row_length(n, fft, SpectralLength::fast), n) << size.rows << "x" << size.cols;
+      ASSERT_GT(spectral_row_length(std::int64_t(size.rows) - 2, n, fft, SpectralLength::fast), n)
+          << size.rows << "x" << size.cols;
       const Problem problem = random_problem(size.rows, size.cols, unsigned(size.rows * 31 + size.cols));
       const HostGrid want = reference_solution(problem.start, problem.rhs);
       SolveReport report;
@@ -328,8 +337,8 @@ TEST(PoissonSpectral, EmbeddedRowsGiveTheExactSolution) {
 // an embedded grid the correction's column must be driven to zero, not to
 // the ring values (a float solve to 1e-6, below one solve's rounding).
 TEST(PoissonSpectral, EmbeddedRefinementReachesTolerance) {
-  const HostGrid image = testing::test_image(50, 212);  // n + 1 = 211, prime
-  ASSERT_GT(spectral_row_length(210, SpectralFft::library, SpectralLength::fast), 210);
+  const HostGrid image = testing::test_image(1000, 212);  // n + 1 = 211, prime
+  ASSERT_GT(spectral_row_length(998, 210, SpectralFft::library, SpectralLength::fast), 210);
   const Problem problem = reconstruction_problem(image);
   const double reference = testing::host_residual_norm(problem.start, problem.rhs);
   SolveReport one, refined;
@@ -337,12 +346,88 @@ TEST(PoissonSpectral, EmbeddedRefinementReachesTolerance) {
   const HostGrid x = run_spectral<float>(problem, &refined, 1e-6);
   const double one_residual = testing::host_residual_norm(x_one, problem.rhs) / reference;
   const double residual = testing::host_residual_norm(x, problem.rhs) / reference;
+  // The premise: one solve misses the tolerance, so the refinement (the
+  // correction's column driven to zero) runs.
+  ASSERT_GT(one_residual, 1.5e-6);
+  EXPECT_GE(refined.iterations, 2);
   EXPECT_TRUE(refined.converged) << refined.relative_residual;
   EXPECT_LE(residual, 1.1e-6);
   EXPECT_LE(residual, one_residual);
   EXPECT_LE(testing::max_abs_difference(x, image), testing::max_abs_difference(x_one, image));
   EXPECT_LE(testing::max_abs_difference(x, image), 1e-3);
 }
+
+// The column solves GPUs run (a thread per mode, ColumnSolve) and hosts run
+// (blocks of modes along the rows, ColumnBlocks) give the same bits in both
+// phases: a host build runs the GPUs' functor here, so CI covers its
+// arithmetic. Random modes, Thomas factors of real eigenvalues, a source and
+// weights; widths not a multiple of the host block; one row included.
+template <class T>
+void expect_column_solves_agree() {
+  if constexpr (!host_execution) {
+    GTEST_SKIP() << "ColumnBlocks runs on hosts only";
+  } else {
+    using detail::ColumnBlocks;
+    using detail::ColumnSolve;
+    const std::pair<int, int> shapes[] = {{37, 150}, {1, 70}, {64, 64}};
+    for (const auto& [m, width] : shapes) {
+      const auto random_grid = [](int rows, int cols, unsigned seed) {
+        View2D<T> grid("grid", rows, cols);
+        auto host = Kokkos::create_mirror_view(grid);
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<double> value(-1, 1);
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j) host(i, j) = T(value(rng));
+        Kokkos::deep_copy(grid, host);
+        return grid;
+      };
+      View1D<double> eigenvalues("eigenvalues", width), source("source", m), weights("weights", width);
+      auto host_eigenvalues = Kokkos::create_mirror_view(eigenvalues);
+      auto host_source = Kokkos::create_mirror_view(source);
+      auto host_weights = Kokkos::create_mirror_view(weights);
+      for (int q = 0; q < width; ++q) {
+        const double s = std::sin(std::acos(-1.0) * (q + 1) / (2.0 * (width + 1)));
+        host_eigenvalues(q) = -4 * s * s;
+        host_weights(q) = std::cos(0.3 * q);
+      }
+      for (int i = 0; i < m; ++i) host_source(i) = std::sin(1.7 * i) + 0.25;
+      Kokkos::deep_copy(eigenvalues, host_eigenvalues);
+      Kokkos::deep_copy(source, host_source);
+      Kokkos::deep_copy(weights, host_weights);
+      View2D<T> factors("factors", m, width);
+      Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace>(0, width), detail::ThomasFactors<T>{factors, eigenvalues});
+      const double scale = 1.0 / (2 * (width + 1));
+      const View2D<T> original = random_grid(m, width, unsigned(m + width));
+      View2D<T> per_mode("per_mode", m, width), blocked("blocked", m, width);
+      View2D<T> scratch_a("scratch_a", m, width), scratch_b("scratch_b", m, width);
+      Kokkos::deep_copy(per_mode, original);
+      Kokkos::deep_copy(blocked, original);
+      const int blocks = (width + detail::host_mode_block - 1) / detail::host_mode_block;
+      Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace, detail::SolveModes>(0, width),
+                           ColumnSolve<T>{per_mode, factors, scale, {}, {}, {}});
+      Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace, detail::SolveModes>(0, blocks),
+                           ColumnBlocks<T>{ColumnSolve<T>{blocked, factors, scale, {}, {}, {}}});
+      Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace, detail::AddSourceResponse>(0, width),
+                           ColumnSolve<T>{per_mode, factors, scale, source, weights, scratch_a});
+      Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace, detail::AddSourceResponse>(0, blocks),
+                           ColumnBlocks<T>{ColumnSolve<T>{blocked, factors, scale, source, weights, scratch_b}});
+      Kokkos::fence();
+      const auto a = Kokkos::create_mirror_view_and_copy(HostSpace(), per_mode);
+      const auto b = Kokkos::create_mirror_view_and_copy(HostSpace(), blocked);
+      const auto before = Kokkos::create_mirror_view_and_copy(HostSpace(), original);
+      int changed = 0;
+      for (int i = 0; i < m; ++i)
+        for (int q = 0; q < width; ++q) {
+          ASSERT_EQ(a(i, q), b(i, q)) << m << "x" << width << " at " << i << ", " << q;
+          changed += a(i, q) != before(i, q);
+        }
+      EXPECT_GT(changed, m * width / 2);  // the solves did run
+    }
+  }
+}
+
+TEST(PoissonSpectral, ColumnSolvesOfGpusAndHostsAgreeDouble) { expect_column_solves_agree<double>(); }
+TEST(PoissonSpectral, ColumnSolvesOfGpusAndHostsAgreeFloat) { expect_column_solves_agree<float>(); }
 
 TEST(PoissonSpectral, IncompatibleDataIsAnInputError) {
   for (const Boundary boundary : {Boundary::neumann, Boundary::periodic}) {
