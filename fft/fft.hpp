@@ -130,6 +130,16 @@ class Plan {
 // "cuFFT", or "portable" (HIP: the portable kernels).
 const char* library_name();
 
+// The least length >= `length` at which a plan of `kind` runs without
+// Bluestein's convolution on `implementation`: the FFT it runs (2(n+1)
+// points for dst1, 2(n-1) for dct1, n for the others) of factors 2, 3, 5
+// and 7 on the libraries (the radices cuFFT and FFTW run directly), a power
+// of two on the portable kernels (Stockham passes; HIP's library). Where that
+// length would put a plan of `batch` rows past the libraries' int range,
+// `length` itself.
+std::int64_t fast_length(Kind kind, std::int64_t length, std::int64_t batch,
+                         Implementation implementation = Implementation::library);
+
 // Values per row of a kind's input and output for a transform length.
 std::int64_t input_length(Kind kind, std::int64_t length);
 std::int64_t output_length(Kind kind, std::int64_t length);

@@ -24,6 +24,30 @@ bool is_real_to_real(Kind kind) { return kind == Kind::dst1 || kind == Kind::dct
 
 std::int64_t half_spectrum(std::int64_t length) { return length / 2 + 1; }
 
+// The libraries count in int; DST-I and DCT-I may run at twice the length.
+bool within_int_range(std::int64_t length, std::int64_t batch) {
+  const std::int64_t int_range = std::numeric_limits<int>::max();
+  return length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range;
+}
+
+// Whether size's only prime factors are 2, 3, 5 and 7.
+bool seven_smooth(std::int64_t size) {
+  for (const std::int64_t p : {2, 3, 5, 7})
+    while (size % p == 0) size /= p;
+  return size == 1;
+}
+
+// The least FFT size >= size that `implementation` runs directly.
+std::int64_t next_fast_size(std::int64_t size, Implementation implementation) {
+  if (implementation == Implementation::portable || !library_available) {
+    std::int64_t power = 1;
+    while (power < size) power *= 2;
+    return power;
+  }
+  while (!seven_smooth(size)) ++size;
+  return size;
+}
+
 void require(bool condition, const std::string& message) {
   if (!condition) throw std::invalid_argument("FFT plan: " + message);
 }
@@ -63,6 +87,20 @@ std::int64_t output_length(Kind kind, std::int64_t length) {
   return kind == Kind::real_forward ? half_spectrum(length) : length;
 }
 
+std::int64_t fast_length(Kind kind, std::int64_t length, std::int64_t batch, Implementation implementation) {
+  if (length < 1 || (kind == Kind::dct1 && length < 2)) return length;
+  // A DST-I of n points is an FFT of 2(n+1), a DCT-I one of 2(n-1); 2 is a
+  // fast factor for both implementations.
+  std::int64_t fast = 0;
+  if (kind == Kind::dst1)
+    fast = next_fast_size(length + 1, implementation) - 1;
+  else if (kind == Kind::dct1)
+    fast = next_fast_size(length - 1, implementation) + 1;
+  else
+    fast = next_fast_size(length, implementation);
+  return within_int_range(fast, batch) ? fast : length;
+}
+
 template <class T>
 Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning planning, Threading threading,
               Implementation implementation)
@@ -70,11 +108,8 @@ Plan<T>::Plan(Kind kind, std::int64_t length, std::int64_t batch, Planning plann
   require(length >= 1, "length must be >= 1, not " + std::to_string(length));
   require(kind != Kind::dct1 || length >= 2, "dct1 length must be >= 2, not " + std::to_string(length));
   require(batch >= 1, "batch must be >= 1, not " + std::to_string(batch));
-  // The libraries count in int; DST-I and DCT-I may run at twice the length.
-  const std::int64_t int_range = std::numeric_limits<int>::max();
-  require(
-      length < int_range / 2 - 2 && batch * (2 * length + 4) <= int_range,
-      "length x batch " + std::to_string(length) + " x " + std::to_string(batch) + " exceeds the libraries' int range");
+  require(within_int_range(length, batch), "length x batch " + std::to_string(length) + " x " + std::to_string(batch) +
+                                               " exceeds the libraries' int range");
   engine_ = detail::make_engine<T>(kind, length, batch, planning, threading, implementation);
 }
 

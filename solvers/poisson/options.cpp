@@ -1,6 +1,5 @@
 #include "solvers/poisson/options.hpp"
 
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -44,32 +43,11 @@ PORTASOLVE_NAMED_ENUM(SpectralFft, spectral_fft_names, spectral_fft_from_name, "
 PORTASOLVE_NAMED_ENUM(SpectralLength, spectral_length_names, spectral_length_from_name, "Poisson spectral length",
                       "fast", "exact")
 
-namespace {
-// Whether k's only prime factors are 2, 3, 5 and 7: the radices cuFFT and
-// FFTW run directly (others: larger codelets or Bluestein's algorithm).
-bool seven_smooth(std::int64_t k) {
-  for (const std::int64_t p : {2, 3, 5, 7})
-    while (k % p == 0) k /= p;
-  return k == 1;
-}
-bool power_of_two(std::int64_t k) { return (k & (k - 1)) == 0; }
-}  // namespace
-
 std::int64_t spectral_row_length(std::int64_t interior_rows, std::int64_t interior_cols, SpectralFft fft,
                                  SpectralLength length) {
-  if (length == SpectralLength::exact || interior_cols < 1) return interior_cols;
-  std::int64_t width = interior_cols;
-  // The portable kernels run power-of-two lengths as Stockham passes, the
-  // others by Bluestein's convolution at 4x or more the work.
-  if (fft == SpectralFft::portable || !fft::library_available) {
-    while (!power_of_two(width + 1)) width = (width + 1) | width;  // the next 2^k - 1
-  } else {
-    while (!seven_smooth(width + 1)) ++width;
-  }
-  // fft::Plan's limit on a DST-I batch: values of the extended rows in an int.
-  const std::int64_t int_range = std::numeric_limits<int>::max();
-  if (width >= int_range / 2 - 2 || interior_rows * (2 * width + 4) > int_range) return interior_cols;
-  return width;
+  if (length == SpectralLength::exact) return interior_cols;
+  return fft::fast_length(fft::Kind::dst1, interior_cols, interior_rows,
+                          fft == SpectralFft::portable ? fft::Implementation::portable : fft::Implementation::library);
 }
 
 CgKernel chosen_cg_kernel(const SolverOptions& options) {

@@ -155,8 +155,8 @@ std::string name_of(SpectralLength length);
 
 // n' of SpectralLength for an interior of `interior_rows` x `interior_cols`
 // points: the dirichlet spectral solve's row transform length (the workspace
-// holds three grids of that width). n itself where the longer rows would
-// exceed the FFT libraries' int range (fft::Plan), which n's may not.
+// holds three grids of that width), fft::fast_length's for a DST-I of n
+// points (n itself where longer rows would exceed the libraries' int range).
 std::int64_t spectral_row_length(std::int64_t interior_rows, std::int64_t interior_cols, SpectralFft fft,
                                  SpectralLength length);
 MultigridCycle multigrid_cycle_from_name(const std::string& name);

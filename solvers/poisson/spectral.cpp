@@ -179,7 +179,7 @@ inline View1D<double> device_copy(const ExecSpace& exec, const char* label, cons
 template <class T>
 struct DirichletWorkspace {
   using Key = std::tuple<std::int64_t, std::int64_t, fft::Implementation, std::int64_t>;  // rows, cols, FFT, width
-  std::int64_t n, width;
+  std::int64_t width;
   View2D<T> interior, modes, factors;
   fft::Plan<T> row_transform;
   // Embedded solves only.
@@ -190,10 +190,9 @@ struct DirichletWorkspace {
   // Built on exec (its Thomas factors computed there); a kept workspace was
   // last used by a solve that ended with a host reduction on its instance,
   // so nothing still runs on it when another solve takes it.
-  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n_, std::int64_t width_,
+  DirichletWorkspace(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t width_,
                      fft::Implementation fft)
-      : n(n_),
-        width(width_),
+      : width(width_),
         interior(spectral_grid<T>("spectral_interior", m, width)),
         modes(spectral_grid<T>("spectral_modes", m, width)),
         factors(spectral_grid<T>("spectral_thomas_factors", m, width)),

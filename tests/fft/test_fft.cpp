@@ -455,6 +455,51 @@ TEST(Fft, LibraryPlansRunOnViewsOfAnyAlignment) {
   const auto want = Kokkos::create_mirror_view_and_copy(HostSpace(), expected);
   for (std::int64_t b = 0; b < rows; ++b)
     for (std::int64_t k = 0; k < n; ++k) ASSERT_EQ(got(b, k), want(b, k)) << b << " " << k;
+  // One of the two misaligned: the other plan again, the same values.
+  View2D<float> aligned_out("aligned_out", rows, n);
+  plan.execute(shifted_in, aligned_out);
+  plan.execute(in, shifted_out);
+  const auto from_shifted = Kokkos::create_mirror_view_and_copy(HostSpace(), aligned_out);
+  const auto into_shifted = Kokkos::create_mirror_view_and_copy(HostSpace(), shifted_out);
+  for (std::int64_t b = 0; b < rows; ++b)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const double scale = std::max(1.0, std::abs(double(want(b, k))));
+      ASSERT_NEAR(from_shifted(b, k), want(b, k), 1e-4 * scale) << b << " " << k;
+      ASSERT_NEAR(into_shifted(b, k), want(b, k), 1e-4 * scale) << b << " " << k;
+    }
+}
+
+// The FFT size a plan of kind and length runs, and whether an implementation
+// runs it without Bluestein's convolution: written out here by trial
+// division, independently of fft::fast_length.
+std::int64_t fft_size_of(Kind kind, std::int64_t length) {
+  return kind == Kind::dst1 ? 2 * (length + 1) : kind == Kind::dct1 ? 2 * (length - 1) : length;
+}
+bool runs_directly(std::int64_t size, bool powers_of_two_only) {
+  std::int64_t largest_factor = 1;
+  for (std::int64_t p = 2; p * p <= size; ++p)
+    while (size % p == 0) size /= p, largest_factor = std::max(largest_factor, p);
+  if (size > 1) largest_factor = std::max(largest_factor, size);
+  return largest_factor <= (powers_of_two_only ? 2 : 7);
+}
+
+TEST(Fft, FastLengthsAreTheLeastAtWhichEachImplementationRunsDirectly) {
+  for (const Implementation implementation : {Implementation::library, Implementation::portable}) {
+    const bool powers_of_two = implementation == Implementation::portable || !library_available;
+    for (const Kind kind : {Kind::complex_forward, Kind::real_forward, Kind::dst1, Kind::dct1}) {
+      for (std::int64_t length = kind == Kind::dct1 ? 2 : 1; length <= 1100; ++length) {
+        std::int64_t want = length;
+        while (!runs_directly(fft_size_of(kind, want), powers_of_two)) ++want;
+        ASSERT_EQ(fast_length(kind, length, 3, implementation), want)
+            << name_of(kind) << " " << length << (powers_of_two ? " portable" : " library");
+      }
+    }
+  }
+  // 8190 interior columns (8192 points): 8191 is prime; 8191 + 1 = 2^13.
+  EXPECT_EQ(fast_length(Kind::dst1, 8190, 8190), 8191);
+  // Past the libraries' int range the length stays: 2 (n' + 4) x batch > 2^31 - 1.
+  EXPECT_EQ(fast_length(Kind::dst1, 32768, 30000, Implementation::portable), 32768);
+  EXPECT_EQ(fast_length(Kind::dst1, 32768, 100, Implementation::portable), 65535);
 }
 
 // Views of rows x cols values (Kokkos::complex<T> or T), random in [-1, 1].
