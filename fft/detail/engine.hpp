@@ -9,8 +9,6 @@
 
 namespace portasolve::fft::detail {
 
-inline bool is_power_of_two(std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
 template <class T>
 class Engine {
  public:

@@ -27,6 +27,8 @@ using Complex = Kokkos::complex<T>;
 template <class T>
 using Table = Kokkos::View<Complex<T>*, Kokkos::LayoutRight, MemSpace>;
 
+bool is_power_of_two(std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
 int log2_of(std::int64_t power_of_two) {
   int bits = 0;
   while ((std::int64_t(1) << bits) < power_of_two) ++bits;
